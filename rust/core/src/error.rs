@@ -1,0 +1,33 @@
+use std::fmt;
+
+/// Everything that can go wrong in the engine. The JNI layer maps each variant to its own Java
+/// exception class, so callers can react by kind, never by message text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// RocksDB or the file system failed; `path` is the store directory.
+    Storage { path: String, message: String },
+    /// The caller passed something malformed (e.g. a truncated batch encoding).
+    InvalidArgument(String),
+    /// The store or iterator was already closed.
+    Closed(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub(crate) fn storage(path: &std::path::Path, e: impl fmt::Display) -> Self {
+        Error::Storage { path: path.display().to_string(), message: e.to_string() }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Storage { path, message } => write!(f, "RocksDB error in store {path}: {message}"),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::Closed(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,230 @@
+//! Range iteration over committed data merged with the staged writes, in chunks.
+
+use crate::error::Result;
+use crate::store::{lock, Inner, Staged};
+use rust_rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, WriteBatchWithIndex, DB};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// What to iterate: keys in `[from, to]` (or `[from, to)` when `!to_inclusive`); `None` bounds are
+/// open. `reverse` walks from the high end. `committed_only` ignores uncommitted writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Range {
+    pub from: Option<Vec<u8>>,
+    pub to: Option<Vec<u8>>,
+    pub to_inclusive: bool,
+    pub reverse: bool,
+    pub committed_only: bool,
+}
+
+impl Range {
+    /// Every key, ascending, uncommitted writes included.
+    pub fn all() -> Range {
+        Range::default()
+    }
+
+    /// Keys starting with `prefix`, ascending.
+    pub fn prefix(prefix: &[u8]) -> Range {
+        Range { from: Some(prefix.to_vec()), to: prefix_successor(prefix), ..Range::default() }
+    }
+}
+
+/// The smallest key greater than every key starting with `prefix`, or `None` if there is none.
+pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut s = prefix.to_vec();
+    while let Some(last) = s.pop() {
+        if last < 0xFF {
+            s.push(last + 1);
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// An open iterator. It sees committed data as of its creation plus the writes of the transaction
+/// that was current then (including writes made while it is open: it re-seeks after each
+/// mutation, so it never touches a slice the batch has moved).
+///
+/// Keeps the store (`Arc<Inner>`) and the staged batch (`Arc<Staged>`) alive, so closing the store
+/// or committing while it is open never frees memory it reads.
+pub struct RangeIter {
+    // Declared first: dropped before the owners of the memory it points into.
+    it: DBRawIteratorWithThreadMode<'static, DB>,
+    staged: Option<Arc<Staged>>,
+    _inner: Arc<Inner>,
+    lower: Option<Vec<u8>>,
+    upper_excl: Option<Vec<u8>>,
+    reverse: bool,
+    started: bool,
+    done: bool,
+    seen_version: u64,
+    last_key: Vec<u8>,
+}
+
+impl RangeIter {
+    pub(crate) fn new(inner: Arc<Inner>, range: Range) -> Result<RangeIter> {
+        let upper_excl = match (range.to, range.to_inclusive) {
+            (Some(mut to), true) => {
+                to.push(0); // the smallest key greater than `to`
+                Some(to)
+            }
+            (to, _) => to,
+        };
+        let empty = matches!((&range.from, &upper_excl), (Some(l), Some(u)) if l >= u);
+        let mut ro = ReadOptions::default();
+        if !empty {
+            if let Some(l) = &range.from {
+                ro.set_iterate_lower_bound(l.clone());
+            }
+            if let Some(u) = &upper_excl {
+                ro.set_iterate_upper_bound(u.clone());
+            }
+        }
+        // SAFETY: `db` lives inside `inner`, which this iterator keeps alive (`_inner`) and which is
+        // dropped only after `it` (field order). The 'static lifetime never escapes this struct.
+        let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
+        let cf = db.cf_handle(crate::store::DATA_CF).ok_or_else(|| inner.err("data column family missing"))?;
+        let transactional = inner.options.transactional && !range.committed_only;
+        // Held while both halves are created, so a concurrent commit cannot fall between them.
+        let current = inner.lock_staged();
+        let base = db.raw_iterator_cf_opt(cf, ro);
+        let (it, staged, seen_version) = if transactional {
+            let staged = current.clone();
+            let batch = lock(&staged.batch);
+            // SAFETY: the batch lives inside `staged` (an Arc this iterator keeps until `it` is
+            // dropped); RocksDB only keeps the raw pointer, and every later use of `it` happens
+            // with the batch's mutex held.
+            let batch_ref: &'static WriteBatchWithIndex = unsafe { &*(&*batch as *const WriteBatchWithIndex) };
+            let it = batch_ref.iterator_with_base_cf(base, cf);
+            let version = staged.version.load(Ordering::Acquire);
+            drop(batch);
+            (it, Some(staged), version)
+        } else {
+            (base, None, 0)
+        };
+        drop(current);
+        Ok(RangeIter {
+            it,
+            staged,
+            _inner: inner,
+            lower: range.from,
+            upper_excl,
+            reverse: range.reverse,
+            started: false,
+            done: empty,
+            seen_version,
+            last_key: Vec::new(),
+        })
+    }
+
+    fn in_bounds(&self, key: &[u8]) -> bool {
+        self.lower.as_deref().is_none_or(|l| key >= l) && self.upper_excl.as_deref().is_none_or(|u| key < u)
+    }
+
+    fn advance(&mut self) {
+        if self.reverse {
+            self.it.prev()
+        } else {
+            self.it.next()
+        }
+    }
+
+    fn position(&mut self, version: u64) {
+        if !self.started {
+            self.started = true;
+            match (self.reverse, &self.lower, &self.upper_excl) {
+                (false, Some(l), _) => self.it.seek(l),
+                (false, None, _) => self.it.seek_to_first(),
+                (true, _, Some(u)) => self.it.seek_for_prev(u),
+                (true, _, None) => self.it.seek_to_last(),
+            }
+        } else if version != self.seen_version {
+            // The batch changed since the last chunk: re-seek past the last key we returned.
+            if self.reverse {
+                self.it.seek_for_prev(&self.last_key);
+            } else {
+                self.it.seek(&self.last_key);
+            }
+            if self.it.key() == Some(self.last_key.as_slice()) {
+                self.advance();
+            }
+        }
+        self.seen_version = version;
+        // The upper bound is exclusive; seek_for_prev may land on it exactly.
+        while self.reverse && self.it.key().is_some_and(|k| self.upper_excl.as_deref().is_some_and(|u| k >= u)) {
+            self.it.prev();
+        }
+    }
+
+    /// Calls `emit(key, value)` for up to `max_entries` further entries, stopping early once
+    /// `max_bytes` of keys and values were emitted (but always emitting at least one entry if any
+    /// is left). Returns how many were emitted; 0 means the iterator is exhausted.
+    pub fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        mut emit: impl FnMut(&[u8], &[u8]),
+    ) -> Result<usize> {
+        if self.done || max_entries == 0 {
+            return Ok(0);
+        }
+        let staged = self.staged.clone();
+        let _batch_guard = staged.as_ref().map(|s| lock(&s.batch));
+        let version = staged.as_ref().map_or(0, |s| s.version.load(Ordering::Acquire));
+        self.position(version);
+        let (mut count, mut bytes) = (0usize, 0usize);
+        while count < max_entries && bytes < max_bytes {
+            let (key, value) = match (self.it.key(), self.it.value()) {
+                (Some(k), Some(v)) => (k, v),
+                _ => {
+                    self.it.status().map_err(|e| self._inner.err(e))?;
+                    self.done = true;
+                    break;
+                }
+            };
+            if !self.in_bounds(key) {
+                self.done = true;
+                break;
+            }
+            emit(key, value);
+            count += 1;
+            bytes += key.len() + value.len();
+            self.last_key.clear();
+            self.last_key.extend_from_slice(key);
+            self.advance();
+        }
+        Ok(count)
+    }
+
+    /// Convenience for tests and small scans: every remaining entry.
+    pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
+        Ok(out)
+    }
+}
+
+impl std::fmt::Debug for RangeIter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RangeIter").field("reverse", &self.reverse).field("done", &self.done).finish()
+    }
+}
+
+// The JNI layer moves iterators between threads behind a mutex.
+const _: fn() = || {
+    fn assert_send<T: Send>() {}
+    assert_send::<RangeIter>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_successor;
+
+    #[test]
+    fn successor_skips_trailing_ff() {
+        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_successor(&[1, 0xFF]), Some(vec![2]));
+        assert_eq!(prefix_successor(&[0xFF, 0xFF]), None);
+        assert_eq!(prefix_successor(b""), None);
+    }
+}

@@ -1,0 +1,321 @@
+//! One transactional store: a RocksDB instance with a `data` and an `offsets` column family, and
+//! the staged (uncommitted) writes of the current transaction in a `WriteBatchWithIndex`.
+
+use crate::error::{Error, Result};
+use crate::iter::{Range, RangeIter};
+use crate::memory;
+use crate::offsets::{self, OffsetUpdate, TopicPartition};
+use rust_rocksdb::{
+    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, LogLevel, Options, ReadOptions,
+    WriteBatch, WriteBatchWithIndex, WriteOptions, DB,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub(crate) const DATA_CF: &str = "data";
+pub(crate) const OFFSETS_CF: &str = "offsets";
+
+/// How a store behaves; fixed when it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// true: writes are staged until [`TxnDb::commit`]; false: every write goes straight to
+    /// RocksDB (write-through, as Kafka's non-transactional stores) and commit only records offsets.
+    pub transactional: bool,
+    /// true: fsync the write-ahead log at every commit (survives power loss). false: the commit is
+    /// in the OS page cache when `commit` returns, which survives the process being killed.
+    pub sync_commit: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { transactional: true, sync_commit: false }
+    }
+}
+
+/// The uncommitted writes of one transaction. Shared (`Arc`) with the iterators opened during the
+/// transaction: a commit swaps in a fresh batch instead of clearing this one, so an iterator never
+/// reads freed memory. `version` counts mutations, so an iterator knows when to re-seek.
+pub(crate) struct Staged {
+    pub(crate) batch: Mutex<WriteBatchWithIndex>,
+    pub(crate) version: AtomicU64,
+}
+
+impl Staged {
+    fn new() -> Arc<Self> {
+        Arc::new(Staged { batch: Mutex::new(WriteBatchWithIndex::new(0, true)), version: AtomicU64::new(0) })
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) db: DB,
+    pub(crate) path: PathBuf,
+    pub(crate) options: StoreOptions,
+    /// The current transaction. Held while a commit writes, so a new iterator never pairs a
+    /// pre-commit snapshot with the post-commit (empty) batch.
+    pub(crate) staged: Mutex<Arc<Staged>>,
+}
+
+impl Inner {
+    pub(crate) fn data_cf(&self) -> &ColumnFamily {
+        self.db.cf_handle(DATA_CF).expect("data column family is created at open")
+    }
+
+    fn offsets_cf(&self) -> &ColumnFamily {
+        self.db.cf_handle(OFFSETS_CF).expect("offsets column family is created at open")
+    }
+
+    pub(crate) fn err(&self, e: impl std::fmt::Display) -> Error {
+        Error::storage(&self.path, e)
+    }
+
+    pub(crate) fn lock_staged(&self) -> MutexGuard<'_, Arc<Staged>> {
+        self.staged.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A transactional key-value store over one RocksDB instance.
+pub struct TxnDb {
+    inner: Arc<Inner>,
+}
+
+fn db_options() -> Options {
+    let mem = memory::shared();
+    let mut table = BlockBasedOptions::default();
+    table.set_block_cache(&mem.cache);
+    table.set_bloom_filter(10.0, false);
+    // Index and filter blocks live in the block cache, so they count against the budget too.
+    table.set_cache_index_and_filter_blocks(true);
+    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    let mut o = Options::default();
+    o.set_block_based_table_factory(&table);
+    o.set_write_buffer_manager(&mem.write_buffers);
+    o.set_write_buffer_size(16 << 20);
+    o.set_max_write_buffer_number(3);
+    o.set_compression_type(DBCompressionType::Lz4);
+    o.set_max_background_jobs(2);
+    // Bounds WAL growth: old WAL files force a flush of the (small) offsets family.
+    o.set_max_total_wal_size(64 << 20);
+    o.set_log_level(LogLevel::Warn);
+    o.set_keep_log_file_num(2);
+    o
+}
+
+impl TxnDb {
+    /// Opens (creating if needed) the store in directory `path`.
+    ///
+    /// This is recovery: uncommitted writes of an earlier process were never written to RocksDB,
+    /// and a commit is one atomic RocksDB write, so the store holds exactly the last commit.
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<TxnDb> {
+        let path = path.as_ref().to_path_buf();
+        std::fs::create_dir_all(&path).map_err(|e| Error::storage(&path, e))?;
+        let mut db_opts = db_options();
+        db_opts.create_if_missing(true);
+        db_opts.create_missing_column_families(true);
+        let cfs = [DATA_CF, OFFSETS_CF].map(|name| ColumnFamilyDescriptor::new(name, db_options()));
+        let db = DB::open_cf_descriptors(&db_opts, &path, cfs).map_err(|e| Error::storage(&path, e))?;
+        log::debug!("opened store {} ({options:?})", path.display());
+        Ok(TxnDb { inner: Arc::new(Inner { db, path, options, staged: Mutex::new(Staged::new()) }) })
+    }
+
+    /// The directory this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The value of `key`, seeing uncommitted writes unless `committed_only`.
+    pub fn get(&self, key: &[u8], committed_only: bool) -> Result<Option<Vec<u8>>> {
+        let inner = &*self.inner;
+        if committed_only || !inner.options.transactional {
+            return inner.db.get_cf(inner.data_cf(), key).map_err(|e| inner.err(e));
+        }
+        let staged = inner.lock_staged();
+        let batch = lock(&staged.batch);
+        batch
+            .get_from_batch_and_db_cf(&inner.db, inner.data_cf(), key, &ReadOptions::default())
+            .map_err(|e| inner.err(e))
+    }
+
+    /// Writes `key` = `value`, or deletes `key` when `value` is `None`.
+    pub fn put(&self, key: &[u8], value: Option<&[u8]>) -> Result<()> {
+        self.put_all(std::iter::once((key, value)))
+    }
+
+    /// Writes several entries (a `None` value deletes) under one lock, or in one RocksDB write
+    /// when the store is write-through.
+    pub fn put_all<'a>(&self, entries: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
+        let inner = &*self.inner;
+        let cf = inner.data_cf();
+        if !inner.options.transactional {
+            let mut wb = WriteBatch::default();
+            for (k, v) in entries {
+                match v {
+                    Some(v) => wb.put_cf(cf, k, v),
+                    None => wb.delete_cf(cf, k),
+                }
+            }
+            return inner.db.write(&wb).map_err(|e| inner.err(e));
+        }
+        let staged = inner.lock_staged();
+        let mut batch = lock(&staged.batch);
+        for (k, v) in entries {
+            match v {
+                Some(v) => batch.put_cf(cf, k, v),
+                None => batch.delete_cf(cf, k),
+            }
+        }
+        staged.version.fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    /// Writes `value` only if `key` has no visible value; returns the visible value.
+    pub fn put_if_absent(&self, key: &[u8], value: &[u8]) -> Result<Option<Vec<u8>>> {
+        let existing = self.get(key, false)?;
+        if existing.is_none() {
+            self.put(key, Some(value))?;
+        }
+        Ok(existing)
+    }
+
+    /// Deletes `key`, returning the value it hid.
+    pub fn delete(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let existing = self.get(key, false)?;
+        if existing.is_some() {
+            self.put(key, None)?;
+        }
+        Ok(existing)
+    }
+
+    /// An iterator over `range` (see [`Range`]).
+    pub fn range(&self, range: Range) -> Result<RangeIter> {
+        RangeIter::new(self.inner.clone(), range)
+    }
+
+    /// Writes the staged writes, the offset updates and (if given) the position blob in ONE
+    /// atomic RocksDB write, then starts a new transaction.
+    ///
+    /// `updates` empty clears every committed offset; an update with `None` removes that
+    /// partition's offset; other partitions keep theirs. Offsets are stored verbatim (-4 too).
+    pub fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
+        let inner = &*self.inner;
+        let ocf = inner.offsets_cf();
+        let mut offset_writes: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(updates.len().max(1));
+        if updates.is_empty() {
+            for (tp, _) in self.committed_offsets()? {
+                offset_writes.push((offsets::offset_key(&tp), None));
+            }
+        }
+        for (tp, offset) in updates {
+            offset_writes.push((offsets::offset_key(tp), offset.map(|o| o.to_be_bytes().to_vec())));
+        }
+        if let Some(p) = position {
+            offset_writes.push((offsets::POSITION_KEY.to_vec(), Some(p.to_vec())));
+        }
+        let mut wo = WriteOptions::default();
+        wo.set_sync(inner.options.sync_commit);
+
+        if !inner.options.transactional {
+            let mut wb = WriteBatch::default();
+            for (k, v) in &offset_writes {
+                match v {
+                    Some(v) => wb.put_cf(ocf, k, v),
+                    None => wb.delete_cf(ocf, k),
+                }
+            }
+            return inner.db.write_opt(&wb, &wo).map_err(|e| inner.err(e));
+        }
+
+        let mut current = inner.lock_staged();
+        {
+            let mut batch = lock(&current.batch);
+            batch.set_save_point();
+            for (k, v) in &offset_writes {
+                match v {
+                    Some(v) => batch.put_cf(ocf, k, v),
+                    None => batch.delete_cf(ocf, k),
+                }
+            }
+            current.version.fetch_add(1, Ordering::Release);
+            if let Err(e) = inner.db.write_wbwi_opt(&batch, &wo) {
+                // Keep the staged data writes, drop the offsets: the caller may retry the commit.
+                let _ = batch.rollback_to_save_point();
+                return Err(inner.err(e));
+            }
+        }
+        *current = Staged::new();
+        Ok(())
+    }
+
+    /// The committed changelog offsets.
+    pub fn committed_offsets(&self) -> Result<Vec<(TopicPartition, i64)>> {
+        let inner = &*self.inner;
+        let mut out = Vec::new();
+        let mut it = inner.db.raw_iterator_cf(inner.offsets_cf());
+        it.seek_to_first();
+        while let (Some(k), Some(v)) = (it.key(), it.value()) {
+            if offsets::is_offset_key(k) {
+                out.push(offsets::decode_offset(k, v)?);
+            }
+            it.next();
+        }
+        it.status().map_err(|e| inner.err(e))?;
+        Ok(out)
+    }
+
+    /// The position blob written by the last commit that carried one.
+    pub fn committed_position(&self) -> Result<Option<Vec<u8>>> {
+        let inner = &*self.inner;
+        inner.db.get_cf(inner.offsets_cf(), offsets::POSITION_KEY).map_err(|e| inner.err(e))
+    }
+
+    /// Applies a batch of changelog records (a `None` value deletes) straight to committed data,
+    /// in one RocksDB write. Staged writes, if any, still shadow the restored keys.
+    pub fn restore<'a>(&self, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
+        let inner = &*self.inner;
+        let cf = inner.data_cf();
+        let mut wb = WriteBatch::default();
+        for (k, v) in records {
+            match v {
+                Some(v) => wb.put_cf(cf, k, v),
+                None => wb.delete_cf(cf, k),
+            }
+        }
+        inner.db.write(&wb).map_err(|e| inner.err(e))
+    }
+
+    /// Drops every uncommitted write.
+    pub fn rollback(&self) {
+        *self.inner.lock_staged() = Staged::new();
+    }
+
+    /// Bytes held by the uncommitted writes.
+    pub fn approximate_uncommitted_bytes(&self) -> u64 {
+        if !self.inner.options.transactional {
+            return 0;
+        }
+        let staged = self.inner.lock_staged();
+        let batch = lock(&staged.batch);
+        // An empty batch still holds RocksDB's 12-byte header.
+        if batch.is_empty() {
+            0
+        } else {
+            batch.size_in_bytes() as u64
+        }
+    }
+
+    /// RocksDB's estimate of the committed keys plus the number of staged writes.
+    pub fn approximate_num_entries(&self) -> Result<u64> {
+        let inner = &*self.inner;
+        let committed = inner
+            .db
+            .property_int_value_cf(inner.data_cf(), rust_rocksdb::properties::ESTIMATE_NUM_KEYS)
+            .map_err(|e| inner.err(e))?
+            .unwrap_or(0);
+        let staged = if inner.options.transactional { lock(&inner.lock_staged().batch).len() as u64 } else { 0 };
+        Ok(committed.saturating_add(staged))
+    }
+}

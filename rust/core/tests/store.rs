@@ -1,0 +1,179 @@
+//! Behaviour of one store: offsets, position, iterators under writes and commits, crash recovery.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use txn_rocksdb::{Range, StoreOptions, TopicPartition, TxnDb};
+
+fn tp(p: i32) -> TopicPartition {
+    TopicPartition { topic: "app-counts-changelog".into(), partition: p }
+}
+
+fn open(dir: &std::path::Path) -> TxnDb {
+    TxnDb::open(dir, StoreOptions::default()).unwrap()
+}
+
+fn offsets(db: &TxnDb) -> Vec<(TopicPartition, i64)> {
+    let mut o = db.committed_offsets().unwrap();
+    o.sort();
+    o
+}
+
+#[test]
+fn commit_offset_semantics() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    db.commit(&[(tp(0), Some(10)), (tp(1), Some(-4))], None).unwrap();
+    assert_eq!(offsets(&db), vec![(tp(0), 10), (tp(1), -4)], "-4 is stored verbatim");
+    db.commit(&[(tp(0), Some(11))], None).unwrap();
+    assert_eq!(offsets(&db), vec![(tp(0), 11), (tp(1), -4)], "partitions not named keep their offset");
+    db.commit(&[(tp(1), None)], None).unwrap();
+    assert_eq!(offsets(&db), vec![(tp(0), 11)], "None removes one partition");
+    db.commit(&[], None).unwrap();
+    assert!(offsets(&db).is_empty(), "an empty map clears every offset");
+}
+
+#[test]
+fn position_blob_is_committed_with_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        assert_eq!(db.committed_position().unwrap(), None);
+        db.commit(&[(tp(0), Some(1))], Some(b"pos-1")).unwrap();
+        db.commit(&[(tp(0), Some(2))], None).unwrap();
+    }
+    let db = open(dir.path());
+    assert_eq!(db.committed_position().unwrap().as_deref(), Some(&b"pos-1"[..]));
+}
+
+#[test]
+fn uncommitted_writes_vanish_on_reopen_and_committed_survive() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = open(dir.path());
+        db.put(b"a", Some(b"1")).unwrap();
+        db.commit(&[(tp(0), Some(5))], None).unwrap();
+        db.put(b"b", Some(b"2")).unwrap();
+        db.put(b"a", None).unwrap();
+        assert!(db.approximate_uncommitted_bytes() > 0);
+        assert_eq!(db.get(b"a", false).unwrap(), None);
+        assert_eq!(db.get(b"a", true).unwrap().as_deref(), Some(&b"1"[..]));
+    }
+    let db = open(dir.path());
+    assert_eq!(db.get(b"a", false).unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(db.get(b"b", false).unwrap(), None);
+    assert_eq!(offsets(&db), vec![(tp(0), 5)]);
+    assert_eq!(db.approximate_uncommitted_bytes(), 0);
+}
+
+#[test]
+fn iterating_while_deleting_every_key_sees_every_key_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    for i in 0..500u32 {
+        db.put(&i.to_be_bytes(), Some(b"committed")).unwrap();
+    }
+    db.commit(&[(tp(0), Some(1))], None).unwrap();
+    for i in 500..1000u32 {
+        db.put(&i.to_be_bytes(), Some(b"staged")).unwrap();
+    }
+    let mut it = db.range(Range::all()).unwrap();
+    let mut seen = Vec::new();
+    loop {
+        let mut chunk = Vec::new();
+        if it.next_chunk(7, usize::MAX, |k, _| chunk.push(k.to_vec())).unwrap() == 0 {
+            break;
+        }
+        for k in chunk {
+            db.delete(&k).unwrap(); // mutates the batch under the open iterator
+            seen.push(u32::from_be_bytes(k.try_into().unwrap()));
+        }
+    }
+    assert_eq!(seen, (0..1000).collect::<Vec<_>>());
+    assert!(db.range(Range::all()).unwrap().collect_all().unwrap().is_empty());
+}
+
+#[test]
+fn iterator_survives_commit_and_rollback() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    for i in 0..100u8 {
+        db.put(&[i], Some(&[i])).unwrap();
+    }
+    let mut it = db.range(Range { reverse: true, ..Range::all() }).unwrap();
+    let mut got = Vec::new();
+    it.next_chunk(10, usize::MAX, |k, _| got.push(k[0])).unwrap();
+    db.commit(&[(tp(0), Some(1))], None).unwrap();
+    db.put(&[200], Some(b"x")).unwrap();
+    db.rollback();
+    while it.next_chunk(10, usize::MAX, |k, _| got.push(k[0])).unwrap() > 0 {}
+    assert_eq!(got, (0..100u8).rev().collect::<Vec<_>>());
+}
+
+#[test]
+fn committed_only_iterator_ignores_staged_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    db.put(b"a", Some(b"1")).unwrap();
+    db.commit(&[], None).unwrap();
+    db.put(b"b", Some(b"2")).unwrap();
+    db.delete(b"a").unwrap();
+    let committed = db.range(Range { committed_only: true, ..Range::all() }).unwrap().collect_all().unwrap();
+    assert_eq!(committed, vec![(b"a".to_vec(), b"1".to_vec())]);
+    let live = db.range(Range::all()).unwrap().collect_all().unwrap();
+    assert_eq!(live, vec![(b"b".to_vec(), b"2".to_vec())]);
+}
+
+#[test]
+fn prefix_and_byte_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    for k in [&b"ab"[..], b"ab\xff", b"abc", b"ac", b"a"] {
+        db.put(k, Some(&[0u8; 100])).unwrap();
+    }
+    let keys: Vec<_> = db.range(Range::prefix(b"ab")).unwrap().collect_all().unwrap().into_iter().map(|e| e.0).collect();
+    assert_eq!(keys, vec![b"ab".to_vec(), b"abc".to_vec(), b"ab\xff".to_vec()]);
+    let mut it = db.range(Range::all()).unwrap();
+    assert_eq!(it.next_chunk(100, 1, |_, _| {}).unwrap(), 1, "a byte budget still yields one entry");
+}
+
+/// Run by `crash_after_commit_keeps_exactly_the_commit` in a child process, which it kills.
+#[test]
+fn crash_child() {
+    let Ok(dir) = std::env::var("TXN_ROCKSDB_CRASH_CHILD_DIR") else { return };
+    let db = open(std::path::Path::new(&dir));
+    for i in 0..1000u32 {
+        db.put(format!("committed-{i}").as_bytes(), Some(b"v")).unwrap();
+    }
+    db.commit(&[(tp(0), Some(1000))], Some(b"pos")).unwrap();
+    for i in 0..1000u32 {
+        db.put(format!("uncommitted-{i}").as_bytes(), Some(b"v")).unwrap();
+    }
+    db.delete(b"committed-0").unwrap();
+    println!("READY");
+    std::thread::sleep(std::time::Duration::from_secs(600));
+}
+
+#[test]
+fn crash_after_commit_keeps_exactly_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+        .env("TXN_ROCKSDB_CRASH_CHILD_DIR", dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    assert!(stdout.lines().map_while(|l| l.ok()).any(|l| l.contains("READY")), "child never got ready");
+    child.kill().unwrap(); // SIGKILL on Unix: no destructors, no flush
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(9), "child must die by SIGKILL");
+
+    let db = open(dir.path());
+    assert_eq!(offsets(&db), vec![(tp(0), 1000)]);
+    assert_eq!(db.committed_position().unwrap().as_deref(), Some(&b"pos"[..]));
+    let all = db.range(Range::all()).unwrap().collect_all().unwrap();
+    assert_eq!(all.len(), 1000);
+    assert!(all.iter().all(|(k, _)| k.starts_with(b"committed-")));
+    assert!(db.get(b"committed-0", false).unwrap().is_some());
+}

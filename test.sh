@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust engine's (unit, property, crash) and then the Java library's (store,
+# topology and crash tests, with -Xcheck:jni), building the native library once in release mode.
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/install-deps.sh
+# Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
+cargo test --release --workspace
+mvn -B -q install -Dcargo.skip=false
