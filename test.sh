@@ -6,4 +6,7 @@ cd "$(dirname "$0")"
 scripts/install-deps.sh
 # Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
 cargo test --release --workspace
-mvn -B -q install -Dcargo.skip=false
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --release --workspace --all-targets -- -D warnings
+fi
+mvn -B --no-transfer-progress install

@@ -53,8 +53,11 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// One decoded write: key and value, `None` meaning delete.
+pub(crate) type Entry<'a> = (&'a [u8], Option<&'a [u8]>);
+
 /// `[int32 keyLen][key][int32 valueLen or -1][value]*` → entries (a `None` value deletes).
-pub(crate) fn decode_batch(buf: &[u8]) -> NativeResult<Vec<(&[u8], Option<&[u8]>)>> {
+pub(crate) fn decode_batch(buf: &[u8]) -> NativeResult<Vec<Entry<'_>>> {
     let mut r = Reader::new(buf, "write batch");
     let mut out = Vec::new();
     while !r.is_empty() {
