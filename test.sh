@@ -9,4 +9,4 @@ cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
-mvn -B --no-transfer-progress install
+mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$PWD/target}"

@@ -1,0 +1,55 @@
+package dev.txnrocksdb.streams;
+
+/**
+ * Names of the configuration entries txn-rocksdb stores read from the Kafka Streams application
+ * configuration (the {@code Properties} passed to {@code KafkaStreams}; each store reads them
+ * from {@code StateStoreContext#appConfigs()} when it is initialized).
+ *
+ * <p>Under {@code processing.guarantee=exactly_once_v2}, transactional stores also require
+ * Kafka's {@code enable.transactional.statestores=true}
+ * ({@code StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG}); see
+ * {@link TransactionalStateStore}.
+ */
+public final class TxnRocksDBConfig {
+    /**
+     * {@value}: boolean, default {@code false}. With {@code false} a commit returns once its
+     * write-ahead-log record is in the operating system's page cache, which survives the process
+     * being killed ({@code kill -9}) but not a power loss or kernel crash. With {@code true} every
+     * commit also fsyncs the log, which survives power loss at the cost of commit latency.
+     */
+    public static final String COMMIT_SYNC_CONFIG = "txn.rocksdb.commit.sync";
+
+    /** Default of {@link #COMMIT_SYNC_CONFIG}. */
+    public static final boolean COMMIT_SYNC_DEFAULT = false;
+
+    /**
+     * {@value}: long, bytes. Size of the one LRU block cache shared by every txn-rocksdb store of
+     * the process. When neither this nor {@link #MEMORY_WRITE_BUFFER_BYTES_CONFIG} is set the
+     * native defaults apply (a bounded budget, see {@link #MEMORY_BLOCK_CACHE_BYTES_DEFAULT}).
+     * The budget is process-wide and fixed by the first store that opens; later values are
+     * ignored with a warning.
+     */
+    public static final String MEMORY_BLOCK_CACHE_BYTES_CONFIG = "txn.rocksdb.memory.block.cache.bytes";
+
+    /**
+     * {@value}: long, bytes. Budget of the write-buffer manager shared by every txn-rocksdb store
+     * of the process; memtables are charged to the block cache, so this is part of
+     * {@link #MEMORY_BLOCK_CACHE_BYTES_CONFIG}, not added to it. Process-wide and fixed by the
+     * first store that opens.
+     */
+    public static final String MEMORY_WRITE_BUFFER_BYTES_CONFIG = "txn.rocksdb.memory.write.buffer.bytes";
+
+    /**
+     * The native block-cache budget (64 MiB) used when only {@link #MEMORY_WRITE_BUFFER_BYTES_CONFIG}
+     * is set, and by the native library when neither is.
+     */
+    public static final long MEMORY_BLOCK_CACHE_BYTES_DEFAULT = 64L << 20;
+
+    /**
+     * The native write-buffer budget (32 MiB) used when only {@link #MEMORY_BLOCK_CACHE_BYTES_CONFIG}
+     * is set, and by the native library when neither is.
+     */
+    public static final long MEMORY_WRITE_BUFFER_BYTES_DEFAULT = 32L << 20;
+
+    private TxnRocksDBConfig() {}
+}

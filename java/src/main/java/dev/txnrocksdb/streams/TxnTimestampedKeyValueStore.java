@@ -1,0 +1,22 @@
+package dev.txnrocksdb.streams;
+
+import org.apache.kafka.streams.state.TimestampedBytesStore;
+
+/**
+ * A {@link TxnKeyValueStore} whose values are stored in Kafka's timestamped format,
+ * {@code [8-byte timestamp][value]}. The {@link TimestampedBytesStore} marker tells Kafka Streams'
+ * timestamped store builders to pass values through as they are instead of wrapping the store in
+ * an adapter that drops timestamps.
+ */
+public class TxnTimestampedKeyValueStore extends TxnKeyValueStore implements TimestampedBytesStore {
+    /**
+     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnTimestampedKeyValueStore(String name, boolean transactional) {
+        super(name, transactional);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.txnrocksdb.streams.internals;
+
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Typed reads of entries of {@code StateStoreContext#appConfigs()}, which may hold strings or parsed values. */
+final class ConfigValues {
+    private ConfigValues() {}
+
+    static boolean booleanValue(Map<String, Object> configs, String name, boolean defaultValue) {
+        Object value = configs.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        if (value instanceof Boolean) {
+            return (Boolean) value;
+        }
+        String text = value.toString().trim().toLowerCase(Locale.ROOT);
+        if (text.equals("true")) {
+            return true;
+        }
+        if (text.equals("false")) {
+            return false;
+        }
+        throw new ConfigException(name, value, "Expected true or false");
+    }
+
+    /** A positive number of bytes, or null when absent. */
+    static Long positiveLongValue(Map<String, Object> configs, String name) {
+        Object value = configs.get(name);
+        if (value == null) {
+            return null;
+        }
+        long parsed;
+        if (value instanceof Number) {
+            parsed = ((Number) value).longValue();
+        } else {
+            try {
+                parsed = Long.parseLong(value.toString().trim());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(name, value, "Expected a number of bytes");
+            }
+        }
+        if (parsed <= 0) {
+            throw new ConfigException(name, value, "Expected a positive number of bytes");
+        }
+        return parsed;
+    }
+
+    static String stringValue(Map<String, Object> configs, String name) {
+        Object value = configs.get(name);
+        return value == null ? null : value.toString();
+    }
+}

@@ -1,0 +1,87 @@
+package dev.txnrocksdb.streams.internals;
+
+import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reads of a native store: either everything a writer sees (committed data plus the staged
+ * writes) or committed data only (the {@code READ_COMMITTED} view of interactive queries).
+ * Argument checks and edge cases follow Kafka's {@code RocksDBStore}.
+ */
+public final class NativeReadView implements ReadOnlyKeyValueStore<Bytes, byte[]> {
+    private static final Logger log = LoggerFactory.getLogger(NativeReadView.class);
+
+    private final Supplier<NativeStoreHandle> handle;
+    private final boolean committedOnly;
+
+    /**
+     * @param handle the open store; throws {@code InvalidStateStoreException} when there is none
+     * @param committedOnly true: ignore uncommitted writes
+     */
+    public NativeReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly) {
+        this.handle = handle;
+        this.committedOnly = committedOnly;
+    }
+
+    @Override
+    public byte[] get(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        return handle.get().call(h -> NativeKeyValueStore.get(h, key.get(), committedOnly));
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return range(from, to, false);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return range(from, to, true);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return handle.get().newIterator(null, null, true, false, committedOnly);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return handle.get().newIterator(null, null, true, true, committedOnly);
+    }
+
+    @Override
+    public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        Objects.requireNonNull(prefix, "prefix cannot be null");
+        Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
+        NativeStoreHandle store = handle.get();
+        byte[] from = prefixKeySerializer.serialize(null, prefix);
+        return store.newIterator(from, KeyRanges.prefixSuccessor(from), false, false, committedOnly);
+    }
+
+    /** Kafka's estimate semantics: an estimate that overflows a signed long is {@link Long#MAX_VALUE}. */
+    @Override
+    public long approximateNumEntries() {
+        long entries = handle.get().callLong(NativeKeyValueStore::approximateNumEntries);
+        return entries < 0 ? Long.MAX_VALUE : entries;
+    }
+
+    private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse) {
+        if (from != null && to != null && from.compareTo(to) > 0) {
+            log.warn("Returning empty iterator for fetch with invalid key range: from > to. "
+                + "This may be due to range arguments set in the wrong order, "
+                + "or serdes that don't preserve ordering when lexicographically comparing the serialized bytes. "
+                + "Note that the built-in numerical serdes do not follow this for negative numbers");
+            return new EmptyKeyValueIterator();
+        }
+        return handle.get().newIterator(from == null ? null : from.get(), to == null ? null : to.get(), true, reverse,
+            committedOnly);
+    }
+}

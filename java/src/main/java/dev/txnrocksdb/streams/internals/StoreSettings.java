@@ -1,0 +1,99 @@
+package dev.txnrocksdb.streams.internals;
+
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import java.util.Map;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+
+/**
+ * What a store reads from the application configuration at init, and the one combination of
+ * settings it refuses.
+ */
+public final class StoreSettings {
+    private final boolean exactlyOnce;
+    private final boolean transactionalStateStoresEnabled;
+    private final boolean syncCommit;
+    private final boolean consistencyEnabled;
+    private final Long blockCacheBytes;
+    private final Long writeBufferBytes;
+
+    private StoreSettings(Map<String, Object> configs) {
+        this.exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
+            ConfigValues.stringValue(configs, StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+        this.transactionalStateStoresEnabled =
+            ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
+        this.syncCommit = ConfigValues.booleanValue(configs, TxnRocksDBConfig.COMMIT_SYNC_CONFIG,
+            TxnRocksDBConfig.COMMIT_SYNC_DEFAULT);
+        // The same internal switch Kafka's RocksDBStore reads before taking positions from
+        // changelog headers during restore.
+        this.consistencyEnabled = ConfigValues.booleanValue(configs,
+            StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        this.blockCacheBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
+        this.writeBufferBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+    }
+
+    /**
+     * Reads the settings.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException for a malformed txn-rocksdb entry
+     */
+    public static StoreSettings from(Map<String, Object> configs) {
+        return new StoreSettings(configs == null ? Map.of() : configs);
+    }
+
+    /**
+     * Refuses the settings under which this store would break exactly-once.
+     *
+     * <ul>
+     *   <li>A transactional store under exactly-once without {@code enable.transactional.statestores=true}:
+     *       Kafka then commits stores only on suspend and close, so the uncommitted writes would
+     *       grow without bound, and it wipes the store after every unclean shutdown anyway.</li>
+     *   <li>A write-through store under exactly-once with {@code enable.transactional.statestores=true}:
+     *       Kafka then keeps the store after an unclean shutdown, but the store already holds writes
+     *       of the aborted transaction, which the changelog does not.</li>
+     * </ul>
+     *
+     * @throws ProcessorStateException naming the store and the setting to change
+     */
+    public void validate(String storeName, boolean transactional) {
+        if (!exactlyOnce) {
+            return;
+        }
+        if (transactional && !transactionalStateStoresEnabled) {
+            throw new ProcessorStateException("Transactional store " + storeName + " requires "
+                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
+                + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
+                + ": without it Kafka Streams commits state stores only on suspend and close, so the store's"
+                + " uncommitted writes would grow without bound. Set "
+                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true, or build the store with transactional=false.");
+        }
+        if (!transactional && transactionalStateStoresEnabled) {
+            throw new ProcessorStateException("Store " + storeName + " is not transactional (write-through), but "
+                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
+                + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
+                + " makes Kafka Streams keep it after an unclean shutdown, when it may hold writes of an aborted"
+                + " transaction. Build the store with transactional=true, or set "
+                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=false.");
+        }
+    }
+
+    /** Whether every commit fsyncs the write-ahead log ({@link TxnRocksDBConfig#COMMIT_SYNC_CONFIG}). */
+    public boolean syncCommit() {
+        return syncCommit;
+    }
+
+    /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */
+    public boolean consistencyEnabled() {
+        return consistencyEnabled;
+    }
+
+    /** Applies the memory budget, if one is configured, before the first store of the process opens. */
+    public void applyMemoryBudget() {
+        if (blockCacheBytes == null && writeBufferBytes == null) {
+            return;
+        }
+        MemoryBudget.configureOnce(
+            blockCacheBytes != null ? blockCacheBytes : TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_DEFAULT,
+            writeBufferBytes != null ? writeBufferBytes : TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_DEFAULT);
+    }
+}

@@ -1,0 +1,148 @@
+package dev.txnrocksdb.streams.internals.nativeapi;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.util.NoSuchElementException;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+
+/**
+ * A {@link KeyValueIterator} over a native iterator that crosses JNI once per chunk of entries
+ * rather than per entry.
+ *
+ * <p>Meant for one thread at a time, like Kafka's own store iterators; only {@link #close()} may
+ * come from another thread (the store closing). After either close, {@link #hasNext()},
+ * {@link #next()} and {@link #peekNextKey()} throw {@link InvalidStateStoreException}.
+ */
+public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
+    /** Entries per JNI call: amortizes the call while keeping a short scan cheap. */
+    static final int CHUNK_MAX_ENTRIES = 256;
+    /** Soft byte limit per chunk (the native side always returns at least one entry). */
+    static final int CHUNK_MAX_BYTES = 1 << 20;
+
+    private final NativeStoreHandle owner;
+    private final long iterator;
+    /** Guards the native iterator: a fetch and a free never overlap. Taken after the store lock. */
+    private final Object nativeLock = new Object();
+    private boolean nativeOpen = true;
+
+    private volatile boolean closed;
+    private volatile boolean closedByStore;
+    private ByteBuffer chunk;
+    private boolean exhausted;
+    private KeyValue<Bytes, byte[]> next;
+
+    NativeKeyValueIterator(NativeStoreHandle owner, long iterator) {
+        this.owner = owner;
+        this.iterator = iterator;
+    }
+
+    @Override
+    public boolean hasNext() {
+        ensureOpen();
+        if (next != null) {
+            return true;
+        }
+        while (chunk == null || !chunk.hasRemaining()) {
+            if (exhausted) {
+                return false;
+            }
+            byte[] bytes = owner.call(storeHandle -> fetchChunk());
+            if (bytes == null) {
+                exhausted = true;
+                chunk = null;
+                return false;
+            }
+            chunk = ByteBuffer.wrap(bytes);
+        }
+        next = decodeEntry();
+        return true;
+    }
+
+    @Override
+    public KeyValue<Bytes, byte[]> next() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("no more entries in the iterator over store " + owner.storeName());
+        }
+        KeyValue<Bytes, byte[]> entry = next;
+        next = null;
+        return entry;
+    }
+
+    @Override
+    public Bytes peekNextKey() {
+        if (!hasNext()) {
+            throw new NoSuchElementException("no more entries in the iterator over store " + owner.storeName());
+        }
+        return next.key;
+    }
+
+    /** Closes the iterator and frees the native one (at most once). Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        chunk = null;
+        next = null;
+        owner.iteratorClosed(this);
+    }
+
+    /** Called by the owning store, under its write lock, when the store closes. */
+    void closeBecauseStoreClosed() {
+        closedByStore = true;
+        closed = true;
+        freeNative();
+    }
+
+    /** Frees the native iterator unless already freed. The caller holds the store lock. */
+    void freeNative() {
+        synchronized (nativeLock) {
+            if (nativeOpen) {
+                nativeOpen = false;
+                NativeKeyValueStore.iteratorClose(iterator);
+            }
+        }
+    }
+
+    /** Runs under the store's read lock: the next chunk, or null once the iterator is exhausted. */
+    private byte[] fetchChunk() {
+        synchronized (nativeLock) {
+            if (!nativeOpen) {
+                return null;
+            }
+            byte[] bytes = NativeKeyValueStore.iteratorNext(iterator, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
+            if (bytes == null) {
+                // Exhausted: release the native snapshot now rather than at close().
+                nativeOpen = false;
+                NativeKeyValueStore.iteratorClose(iterator);
+            }
+            return bytes;
+        }
+    }
+
+    private KeyValue<Bytes, byte[]> decodeEntry() {
+        try {
+            byte[] key = new byte[chunk.getInt()];
+            chunk.get(key);
+            byte[] value = new byte[chunk.getInt()];
+            chunk.get(value);
+            return KeyValue.pair(Bytes.wrap(key), value);
+        } catch (BufferUnderflowException | NegativeArraySizeException e) {
+            throw new ProcessorStateException("malformed iterator chunk from the native store " + owner.storeName()
+                + " (" + chunk.capacity() + " bytes)", e);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new InvalidStateStoreException(closedByStore
+                ? "Iterator over store " + owner.storeName() + " has closed because the store was closed"
+                : "Iterator over store " + owner.storeName() + " has closed");
+        }
+    }
+}
