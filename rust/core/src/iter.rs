@@ -159,11 +159,20 @@ impl RangeIter {
     /// Calls `emit(key, value)` for up to `max_entries` further entries, stopping early once
     /// `max_bytes` of keys and values were emitted (but always emitting at least one entry if any
     /// is left). Returns how many were emitted; 0 means the iterator is exhausted.
-    pub fn next_chunk(
+    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
+        self.next_chunk_filtered(max_entries, max_bytes, |k, v| {
+            emit(k, v);
+            true
+        })
+    }
+
+    /// As [`Self::next_chunk`], but `emit` returns whether it took the entry; entries it refuses
+    /// are skipped and do not count against the limits (0 still means exhausted).
+    pub fn next_chunk_filtered(
         &mut self,
         max_entries: usize,
         max_bytes: usize,
-        mut emit: impl FnMut(&[u8], &[u8]),
+        mut emit: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
         if self.done || max_entries == 0 {
             return Ok(0);
@@ -186,9 +195,10 @@ impl RangeIter {
                 self.done = true;
                 break;
             }
-            emit(key, value);
-            count += 1;
-            bytes += key.len() + value.len();
+            if emit(key, value) {
+                count += 1;
+                bytes += key.len() + value.len();
+            }
             self.last_key.clear();
             self.last_key.extend_from_slice(key);
             self.advance();

@@ -16,4 +16,4 @@ mod store;
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
-pub use store::{StoreOptions, TxnDb};
+pub use store::{StoreOptions, TxnDb, Write};

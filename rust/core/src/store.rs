@@ -78,7 +78,26 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A transactional key-value store over one RocksDB instance.
+/// One write to the `data` family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Write<'a> {
+    Put(&'a [u8], &'a [u8]),
+    Delete(&'a [u8]),
+    /// Deletes keys in `[from, to)`.
+    DeleteRange(&'a [u8], &'a [u8]),
+}
+
+impl<'a> From<(&'a [u8], Option<&'a [u8]>)> for Write<'a> {
+    fn from((k, v): (&'a [u8], Option<&'a [u8]>)) -> Self {
+        match v {
+            Some(v) => Write::Put(k, v),
+            None => Write::Delete(k),
+        }
+    }
+}
+
+/// A transactional key-value store over one RocksDB instance. Cloning shares the same store.
+#[derive(Clone)]
 pub struct TxnDb {
     inner: Arc<Inner>,
 }
@@ -148,28 +167,44 @@ impl TxnDb {
     /// Writes several entries (a `None` value deletes) under one lock, or in one RocksDB write
     /// when the store is write-through.
     pub fn put_all<'a>(&self, entries: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
+        self.write_all(entries.into_iter().map(Write::from))
+    }
+
+    /// Stages `writes` in the current transaction (or applies them at once when write-through).
+    /// A [`Write::DeleteRange`] is not visible to reads before the commit; callers use it only
+    /// for data their reads already exclude (expired segments).
+    pub fn write_all<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         let inner = &*self.inner;
         let cf = inner.data_cf();
         if !inner.options.transactional {
-            let mut wb = WriteBatch::default();
-            for (k, v) in entries {
-                match v {
-                    Some(v) => wb.put_cf(cf, k, v),
-                    None => wb.delete_cf(cf, k),
-                }
-            }
-            return inner.db.write(&wb).map_err(|e| inner.err(e));
+            return self.write_direct(writes);
         }
         let staged = inner.lock_staged();
         let mut batch = lock(&staged.batch);
-        for (k, v) in entries {
-            match v {
-                Some(v) => batch.put_cf(cf, k, v),
-                None => batch.delete_cf(cf, k),
+        for w in writes {
+            match w {
+                Write::Put(k, v) => batch.put_cf(cf, k, v),
+                Write::Delete(k) => batch.delete_cf(cf, k),
+                Write::DeleteRange(from, to) => batch.delete_range_cf(cf, from, to),
             }
         }
         staged.version.fetch_add(1, Ordering::Release);
         Ok(())
+    }
+
+    /// Applies `writes` straight to committed data in one RocksDB write.
+    fn write_direct<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        let inner = &*self.inner;
+        let cf = inner.data_cf();
+        let mut wb = WriteBatch::default();
+        for w in writes {
+            match w {
+                Write::Put(k, v) => wb.put_cf(cf, k, v),
+                Write::Delete(k) => wb.delete_cf(cf, k),
+                Write::DeleteRange(from, to) => wb.delete_range_cf(cf, from, to),
+            }
+        }
+        inner.db.write(&wb).map_err(|e| inner.err(e))
     }
 
     /// Writes `value` only if `key` has no visible value; returns the visible value.
@@ -275,16 +310,12 @@ impl TxnDb {
     /// Applies a batch of changelog records (a `None` value deletes) straight to committed data,
     /// in one RocksDB write. Staged writes, if any, still shadow the restored keys.
     pub fn restore<'a>(&self, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
-        let inner = &*self.inner;
-        let cf = inner.data_cf();
-        let mut wb = WriteBatch::default();
-        for (k, v) in records {
-            match v {
-                Some(v) => wb.put_cf(cf, k, v),
-                None => wb.delete_cf(cf, k),
-            }
-        }
-        inner.db.write(&wb).map_err(|e| inner.err(e))
+        self.write_direct(records.into_iter().map(Write::from))
+    }
+
+    /// As [`Self::restore`], for callers that also drop ranges (expired segments).
+    pub fn restore_writes<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        self.write_direct(writes)
     }
 
     /// Drops every uncommitted write.
