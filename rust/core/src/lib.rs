@@ -11,7 +11,10 @@ mod error;
 mod iter;
 pub mod memory;
 mod offsets;
+pub mod segmented;
+pub mod session;
 mod store;
+pub mod window;
 
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};

@@ -39,11 +39,18 @@ impl Default for StoreOptions {
 pub(crate) struct Staged {
     pub(crate) batch: Mutex<WriteBatchWithIndex>,
     pub(crate) version: AtomicU64,
+    /// Range deletes, applied after the batch at commit. RocksDB's `WriteBatchWithIndex` drops
+    /// range deletes silently, so they are kept here; reads never look at the ranges they cover.
+    range_deletes: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
 }
 
 impl Staged {
     fn new() -> Arc<Self> {
-        Arc::new(Staged { batch: Mutex::new(WriteBatchWithIndex::new(0, true)), version: AtomicU64::new(0) })
+        Arc::new(Staged {
+            batch: Mutex::new(WriteBatchWithIndex::new(0, true)),
+            version: AtomicU64::new(0),
+            range_deletes: Mutex::new(Vec::new()),
+        })
     }
 }
 
@@ -185,7 +192,12 @@ impl TxnDb {
             match w {
                 Write::Put(k, v) => batch.put_cf(cf, k, v),
                 Write::Delete(k) => batch.delete_cf(cf, k),
-                Write::DeleteRange(from, to) => batch.delete_range_cf(cf, from, to),
+                Write::DeleteRange(from, to) => {
+                    // A later put into the range must survive the commit, so apply the range
+                    // delete to the puts staged so far only: the caller never puts into a range
+                    // it deleted (expired segments), which keeps "after the batch" correct.
+                    lock(&staged.range_deletes).push((from.to_vec(), to.to_vec()))
+                }
             }
         }
         staged.version.fetch_add(1, Ordering::Release);
@@ -216,12 +228,11 @@ impl TxnDb {
         Ok(existing)
     }
 
-    /// Deletes `key`, returning the value it hid.
+    /// Deletes `key`, returning the value it hid. The delete is staged even when nothing was
+    /// visible, as Kafka's store does, so it also hides a value restored later.
     pub fn delete(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let existing = self.get(key, false)?;
-        if existing.is_some() {
-            self.put(key, None)?;
-        }
+        self.put(key, None)?;
         Ok(existing)
     }
 
@@ -266,20 +277,21 @@ impl TxnDb {
 
         let mut current = inner.lock_staged();
         {
-            let mut batch = lock(&current.batch);
-            batch.set_save_point();
+            // One plain WriteBatch: the staged records (copied from the indexed batch, whose
+            // record format is the same), then range deletes and offsets. The indexed batch is
+            // not touched, so a failed write leaves the transaction as it was.
+            let mut wb = WriteBatch::from_data(lock(&current.batch).data());
+            let dcf = inner.data_cf();
+            for (from, to) in lock(&current.range_deletes).iter() {
+                wb.delete_range_cf(dcf, from, to);
+            }
             for (k, v) in &offset_writes {
                 match v {
-                    Some(v) => batch.put_cf(ocf, k, v),
-                    None => batch.delete_cf(ocf, k),
+                    Some(v) => wb.put_cf(ocf, k, v),
+                    None => wb.delete_cf(ocf, k),
                 }
             }
-            current.version.fetch_add(1, Ordering::Release);
-            if let Err(e) = inner.db.write_wbwi_opt(&batch, &wo) {
-                // Keep the staged data writes, drop the offsets: the caller may retry the commit.
-                let _ = batch.rollback_to_save_point();
-                return Err(inner.err(e));
-            }
+            inner.db.write_opt(&wb, &wo).map_err(|e| inner.err(e))?;
         }
         *current = Staged::new();
         Ok(())

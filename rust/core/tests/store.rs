@@ -177,3 +177,17 @@ fn crash_after_commit_keeps_exactly_the_commit() {
     assert!(all.iter().all(|(k, _)| k.starts_with(b"committed-")));
     assert!(db.get(b"committed-0", false).unwrap().is_some());
 }
+
+#[test]
+fn staged_range_delete_lands_with_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = open(dir.path());
+    for k in [&b"a1"[..], b"a2", b"b1"] {
+        db.put(k, Some(b"v")).unwrap();
+    }
+    db.commit(&[], None).unwrap();
+    db.write_all([txn_rocksdb::Write::DeleteRange(b"a", b"b")]).unwrap();
+    db.commit(&[(tp(0), Some(3))], None).unwrap();
+    let keys: Vec<_> = db.range(Range::all()).unwrap().collect_all().unwrap().into_iter().map(|e| e.0).collect();
+    assert_eq!(keys, vec![b"b1".to_vec()]);
+}

@@ -1,0 +1,298 @@
+//! Time segments inside ONE RocksDB instance, shared by the window and session stores.
+//!
+//! Kafka's segmented stores keep one RocksDB per time segment, so a commit is not atomic across
+//! segments. Here every entry of segment `s` is stored under `enc(s) ++ store key` in the single
+//! `data` family, so one commit covers all segments, iteration is segment-major exactly as in
+//! Kafka (which its caching layer relies on), and an expired segment is dropped with one range
+//! delete that lands atomically with the commit.
+//!
+//! Stream time is tracked as Kafka does (max segment timestamp seen by put, remove and restore,
+//! starting at -1 on every open, not persisted), and so is expiry: a put into a segment older than
+//! `segId(streamTime - retention)` is dropped; reads only see entries whose timestamp is at least
+//! `streamTime - retention + 1` (the caller applies that per-record filter).
+
+use crate::error::Result;
+use crate::iter::{Range, RangeIter};
+use crate::store::{StoreOptions, TxnDb, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Kafka's `NO_TIMESTAMP`: stream time before any record was seen.
+pub const NO_TIMESTAMP: i64 = -1;
+
+/// The segment geometry of a window or session store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentOptions {
+    pub retention_ms: i64,
+    pub segment_interval_ms: i64,
+}
+
+impl SegmentOptions {
+    /// Kafka's default for `Stores.persistent{Window,Session}Store`: `max(retention / 2, 60s)`.
+    pub fn kafka_default(retention_ms: i64) -> SegmentOptions {
+        SegmentOptions { retention_ms, segment_interval_ms: (retention_ms / 2).max(60_000) }
+    }
+}
+
+/// 8-byte prefix of a segment, ordered like the signed id (sign bit flipped, big-endian).
+fn segment_prefix(segment: i64) -> [u8; 8] {
+    ((segment as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+/// The engine's key for `store_key` in `segment`.
+fn prefixed(segment: i64, store_key: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(8 + store_key.len());
+    k.extend_from_slice(&segment_prefix(segment));
+    k.extend_from_slice(store_key);
+    k
+}
+
+/// A transactional store whose entries are grouped into time segments.
+pub struct SegmentedDb {
+    db: TxnDb,
+    geometry: SegmentOptions,
+    stream_time: AtomicI64,
+    /// Segments below this id have had their range delete issued (staged or applied).
+    dropped_below: AtomicI64,
+}
+
+/// What a put did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PutOutcome {
+    Written,
+    /// The record's segment had already expired; nothing was written (Kafka counts these in
+    /// the `dropped-records` metric).
+    DroppedExpired,
+}
+
+impl SegmentedDb {
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SegmentedDb> {
+        if geometry.retention_ms < 0 || geometry.segment_interval_ms <= 0 {
+            return Err(crate::Error::InvalidArgument(format!(
+                "retention must be >= 0 and segment interval > 0, got {geometry:?}"
+            )));
+        }
+        Ok(SegmentedDb {
+            db: TxnDb::open(path, options)?,
+            geometry,
+            stream_time: AtomicI64::new(NO_TIMESTAMP),
+            dropped_below: AtomicI64::new(i64::MIN),
+        })
+    }
+
+    /// The transactional engine underneath (commit, offsets, rollback, sizes).
+    pub fn db(&self) -> &TxnDb {
+        &self.db
+    }
+
+    pub fn geometry(&self) -> SegmentOptions {
+        self.geometry
+    }
+
+    /// Kafka's segment id: `ts / interval`, truncating toward zero as Java's `/` does.
+    pub fn segment_id(&self, ts: i64) -> i64 {
+        ts / self.geometry.segment_interval_ms
+    }
+
+    pub fn stream_time(&self) -> i64 {
+        self.stream_time.load(Ordering::Acquire)
+    }
+
+    /// The lowest timestamp a read may return: `streamTime - retention + 1`.
+    pub fn earliest_visible(&self) -> i64 {
+        self.stream_time().saturating_sub(self.geometry.retention_ms).saturating_add(1)
+    }
+
+    fn min_live_segment(&self, stream_time: i64) -> i64 {
+        self.segment_id(stream_time.saturating_sub(self.geometry.retention_ms))
+    }
+
+    fn observe(&self, ts: i64) -> i64 {
+        let prev = self.stream_time.fetch_max(ts, Ordering::AcqRel);
+        prev.max(ts)
+    }
+
+    /// The range delete for segments that expired since the last one, if any.
+    fn expiry(&self, stream_time: i64) -> Option<([u8; 8], [u8; 8])> {
+        let min_live = self.min_live_segment(stream_time);
+        let before = self.dropped_below.fetch_max(min_live, Ordering::AcqRel);
+        (min_live > before).then(|| (segment_prefix(i64::MIN), segment_prefix(min_live)))
+    }
+
+    /// Writes (or with `None` deletes) `store_key`, whose segment is picked by `segment_ts`.
+    /// Advances stream time first, as Kafka does.
+    pub fn put(&self, segment_ts: i64, store_key: &[u8], value: Option<&[u8]>) -> Result<PutOutcome> {
+        let stream_time = self.observe(segment_ts);
+        let segment = self.segment_id(segment_ts);
+        if segment < self.min_live_segment(stream_time) {
+            return Ok(PutOutcome::DroppedExpired);
+        }
+        let key = prefixed(segment, store_key);
+        let expiry = self.expiry(stream_time);
+        let write = match value {
+            Some(v) => Write::Put(&key, v),
+            None => Write::Delete(&key),
+        };
+        match &expiry {
+            Some((from, to)) => self.db.write_all([Write::DeleteRange(from, to), write])?,
+            None => self.db.write_all([write])?,
+        }
+        Ok(PutOutcome::Written)
+    }
+
+    /// Deletes `store_key` (Kafka's `remove`: advances stream time, no liveness check).
+    pub fn remove(&self, segment_ts: i64, store_key: &[u8]) -> Result<()> {
+        self.observe(segment_ts);
+        let key = prefixed(self.segment_id(segment_ts), store_key);
+        self.db.write_all([Write::Delete(&key)])
+    }
+
+    /// The value stored under `store_key` in the segment of `segment_ts` (no visibility filter).
+    pub fn get(&self, segment_ts: i64, store_key: &[u8], committed_only: bool) -> Result<Option<Vec<u8>>> {
+        self.db.get(&prefixed(self.segment_id(segment_ts), store_key), committed_only)
+    }
+
+    /// Applies changelog records `(segment_ts, store_key, value)` straight to committed data:
+    /// stream time first advances to the batch's newest timestamp, then records of expired
+    /// segments are skipped (Kafka's restore rule). One RocksDB write.
+    pub fn restore<'a>(&self, records: &[(i64, &'a [u8], Option<&'a [u8]>)]) -> Result<()> {
+        let Some(max_ts) = records.iter().map(|r| r.0).max() else { return Ok(()) };
+        let stream_time = self.observe(max_ts);
+        let min_live = self.min_live_segment(stream_time);
+        let keys: Vec<Option<Vec<u8>>> = records
+            .iter()
+            .map(|(ts, k, _)| {
+                let segment = self.segment_id(*ts);
+                (segment >= min_live).then(|| prefixed(segment, k))
+            })
+            .collect();
+        let expiry = self.expiry(stream_time);
+        let writes = expiry
+            .iter()
+            .map(|(from, to)| Write::DeleteRange(from, to))
+            .chain(records.iter().zip(&keys).filter_map(|((_, _, v), k)| {
+                let k = k.as_deref()?;
+                Some(match v {
+                    Some(v) => Write::Put(k, v),
+                    None => Write::Delete(k),
+                })
+            }));
+        self.db.restore_writes(writes)
+    }
+
+    /// Iterates the live segments whose ids lie in `[segment_id(from_ts), segment_id(to_ts)]`
+    /// (newest first when `reverse`), each over store keys in `[lower, upper]` (inclusive; `None`
+    /// is open). Segments are found and opened lazily, one at a time, as in Kafka.
+    pub fn iter(&self, scan: SegmentScan) -> SegmentIter {
+        let lo = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
+        let hi = self.segment_id(scan.to_ts);
+        let cursor = if scan.reverse { hi } else { lo };
+        SegmentIter { db: self.db.clone(), lo, hi, cursor: (lo <= hi).then_some(cursor), current: None, scan }
+    }
+}
+
+/// What a [`SegmentedDb::iter`] covers.
+#[derive(Debug, Clone, Default)]
+pub struct SegmentScan {
+    pub from_ts: i64,
+    pub to_ts: i64,
+    /// Inclusive store-key bounds inside each segment.
+    pub lower: Option<Vec<u8>>,
+    pub upper: Option<Vec<u8>>,
+    pub reverse: bool,
+    pub committed_only: bool,
+}
+
+/// Iterator over several segments; yields unprefixed store keys.
+pub struct SegmentIter {
+    db: TxnDb,
+    lo: i64,
+    hi: i64,
+    /// The next segment id to look from (upward, or downward when reversed); `None` when done.
+    cursor: Option<i64>,
+    current: Option<RangeIter>,
+    scan: SegmentScan,
+}
+
+fn decode_segment(key: &[u8]) -> Option<i64> {
+    let prefix: [u8; 8] = key.get(..8)?.try_into().ok()?;
+    Some((u64::from_be_bytes(prefix) ^ (1 << 63)) as i64)
+}
+
+impl SegmentIter {
+    /// The nearest segment holding any entry, from the cursor toward the far end of the scan:
+    /// one probe over `[prefix(from), prefix(to + 1))`, read one entry (from the top if reversed).
+    fn find_segment(&mut self) -> Result<Option<i64>> {
+        let Some(cursor) = self.cursor else { return Ok(None) };
+        let (from, to) = if self.scan.reverse { (self.lo, cursor) } else { (cursor, self.hi) };
+        let probe = Range {
+            from: Some(segment_prefix(from).to_vec()),
+            to: to.checked_add(1).map(|t| segment_prefix(t).to_vec()),
+            to_inclusive: false,
+            reverse: self.scan.reverse,
+            committed_only: self.scan.committed_only,
+        };
+        let mut found = None;
+        self.db.range(probe)?.next_chunk(1, usize::MAX, |k, _| found = decode_segment(k))?;
+        self.cursor = match found {
+            Some(s) if self.scan.reverse => s.checked_sub(1).filter(|c| *c >= self.lo),
+            Some(s) => s.checked_add(1).filter(|c| *c <= self.hi),
+            None => None,
+        };
+        Ok(found)
+    }
+
+    fn open_next(&mut self) -> Result<bool> {
+        let Some(segment) = self.find_segment()? else { return Ok(false) };
+        let prefix = segment_prefix(segment);
+        let with_prefix = |k: &Option<Vec<u8>>| k.as_ref().map(|k| [&prefix[..], k].concat());
+        let range = Range {
+            from: Some(with_prefix(&self.scan.lower).unwrap_or_else(|| prefix.to_vec())),
+            to: Some(with_prefix(&self.scan.upper).unwrap_or_else(|| segment_prefix(segment.saturating_add(1)).to_vec())),
+            to_inclusive: self.scan.upper.is_some(),
+            reverse: self.scan.reverse,
+            committed_only: self.scan.committed_only,
+        };
+        self.current = Some(self.db.range(range)?);
+        Ok(true)
+    }
+
+    /// As [`RangeIter::next_chunk_filtered`], over unprefixed store keys; 0 means exhausted.
+    pub fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        mut emit: impl FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        loop {
+            if self.current.is_none() && !self.open_next()? {
+                return Ok(0);
+            }
+            let Some(it) = self.current.as_mut() else { return Ok(0) };
+            let n = it.next_chunk_filtered(max_entries, max_bytes, |k, v| emit(&k[8..], v))?;
+            if n > 0 {
+                return Ok(n);
+            }
+            self.current = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segment_prefix_orders_like_signed_ids() {
+        let ids = [i64::MIN, -2, -1, 0, 1, 2, i64::MAX];
+        for w in ids.windows(2) {
+            assert!(segment_prefix(w[0]) < segment_prefix(w[1]));
+        }
+    }
+
+    #[test]
+    fn kafka_default_interval() {
+        assert_eq!(SegmentOptions::kafka_default(10_000).segment_interval_ms, 60_000);
+        assert_eq!(SegmentOptions::kafka_default(1_000_000).segment_interval_ms, 500_000);
+    }
+}

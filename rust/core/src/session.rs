@@ -1,0 +1,141 @@
+//! Session store: Kafka's `RocksDBSessionStore` semantics on a [`SegmentedDb`].
+//!
+//! Store keys are Kafka's `SessionKeySchema` bytes `[key][end: i64 BE][start: i64 BE]`, segmented
+//! by session end, so order, visibility and restore keys match the built-in store byte for byte.
+
+use crate::error::Result;
+use crate::segmented::{PutOutcome, SegmentIter, SegmentOptions, SegmentScan, SegmentedDb};
+use crate::store::StoreOptions;
+use crate::window::upper_range;
+use std::path::Path;
+
+pub const SUFFIX_LEN: usize = 16;
+
+/// `[key][end][start]`.
+pub fn store_key(key: &[u8], start: i64, end: i64) -> Vec<u8> {
+    let mut k = Vec::with_capacity(key.len() + SUFFIX_LEN);
+    k.extend_from_slice(key);
+    k.extend_from_slice(&end.to_be_bytes());
+    k.extend_from_slice(&start.to_be_bytes());
+    k
+}
+
+/// Splits a store key into (key, start, end); `None` if it is too short.
+pub fn split_store_key(sk: &[u8]) -> Option<(&[u8], i64, i64)> {
+    let n = sk.len().checked_sub(SUFFIX_LEN)?;
+    let end = i64::from_be_bytes(sk[n..n + 8].try_into().ok()?);
+    let start = i64::from_be_bytes(sk[n + 8..].try_into().ok()?);
+    Some((&sk[..n], start, end))
+}
+
+/// Which sessions a find covers: keys in `[key_from, key_to]` (inclusive, `None` open) whose
+/// end is at least `earliest_end` and whose start is at most `latest_start`.
+#[derive(Debug, Clone, Default)]
+pub struct SessionQuery {
+    pub key_from: Option<Vec<u8>>,
+    pub key_to: Option<Vec<u8>>,
+    pub earliest_end: i64,
+    pub latest_start: i64,
+    pub reverse: bool,
+    pub committed_only: bool,
+}
+
+/// A transactional session store.
+pub struct SessionDb {
+    seg: SegmentedDb,
+}
+
+impl SessionDb {
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SessionDb> {
+        Ok(SessionDb { seg: SegmentedDb::open(path, options, geometry)? })
+    }
+
+    pub fn segments(&self) -> &SegmentedDb {
+        &self.seg
+    }
+
+    /// Puts (or with `None` deletes) the session `[start, end]` of `key`.
+    pub fn put(&self, key: &[u8], start: i64, end: i64, value: Option<&[u8]>) -> Result<PutOutcome> {
+        self.seg.put(end, &store_key(key, start, end), value)
+    }
+
+    /// Kafka's `remove`: deletes the session, advancing stream time, with no liveness check.
+    pub fn remove(&self, key: &[u8], start: i64, end: i64) -> Result<()> {
+        self.seg.remove(end, &store_key(key, start, end))
+    }
+
+    /// The aggregate of exactly this session, or `None` when absent or no longer visible.
+    pub fn fetch_session(&self, key: &[u8], start: i64, end: i64, committed_only: bool) -> Result<Option<Vec<u8>>> {
+        if end < self.seg.earliest_visible() {
+            return Ok(None);
+        }
+        self.seg.get(end, &store_key(key, start, end), committed_only)
+    }
+
+    /// Kafka's `findSessions` (and the key-range, backward and `fetch` forms built on it).
+    pub fn find_sessions(&self, q: SessionQuery) -> SessionIter {
+        let af = q.earliest_end.max(self.seg.earliest_visible());
+        let max_suffix = [&i64::MAX.to_be_bytes()[..], &q.latest_start.to_be_bytes()].concat();
+        let (lower, upper) = match (&q.key_from, &q.key_to) {
+            (Some(f), Some(t)) if f == t => (Some(store_key(f, 0, af.max(0))), Some(store_key(t, q.latest_start, i64::MAX))),
+            (f, t) => (
+                f.as_ref().map(|f| [&f[..], &[0u8; SUFFIX_LEN]].concat()),
+                t.as_ref().map(|t| upper_range(t, &max_suffix)),
+            ),
+        };
+        let filter = Filter { key_from: q.key_from, key_to: q.key_to, earliest_end: af, latest_start: q.latest_start };
+        let scan = SegmentScan {
+            from_ts: af,
+            to_ts: i64::MAX,
+            lower,
+            upper,
+            reverse: q.reverse,
+            committed_only: q.committed_only,
+        };
+        SessionIter { inner: self.seg.iter(scan), filter }
+    }
+}
+
+struct Filter {
+    key_from: Option<Vec<u8>>,
+    key_to: Option<Vec<u8>>,
+    earliest_end: i64,
+    latest_start: i64,
+}
+
+impl Filter {
+    fn accepts(&self, sk: &[u8]) -> bool {
+        let Some((key, start, end)) = split_store_key(sk) else { return false };
+        end >= self.earliest_end
+            && start <= self.latest_start
+            && self.key_from.as_deref().is_none_or(|f| key >= f)
+            && self.key_to.as_deref().is_none_or(|t| key <= t)
+    }
+}
+
+/// Iterator over sessions; yields `(store key, aggregate)`.
+pub struct SessionIter {
+    inner: SegmentIter,
+    filter: Filter,
+}
+
+impl SessionIter {
+    /// Emits up to `max_entries` entries (roughly `max_bytes`); 0 means exhausted.
+    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
+        let filter = &self.filter;
+        self.inner.next_chunk(max_entries, max_bytes, |k, v| {
+            let ok = filter.accepts(k);
+            if ok {
+                emit(k, v);
+            }
+            ok
+        })
+    }
+
+    /// Every remaining entry (tests, small scans).
+    pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
+        Ok(out)
+    }
+}
