@@ -56,6 +56,9 @@ pub struct SegmentedDb {
     dropped_below: AtomicI64,
 }
 
+/// One changelog record to restore: (segment timestamp, store key, value or `None` to delete).
+pub type RestoreRecord<'a> = (i64, &'a [u8], Option<&'a [u8]>);
+
 /// What a put did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PutOutcome {
@@ -155,7 +158,7 @@ impl SegmentedDb {
     /// Applies changelog records `(segment_ts, store_key, value)` straight to committed data:
     /// stream time first advances to the batch's newest timestamp, then records of expired
     /// segments are skipped (Kafka's restore rule). One RocksDB write.
-    pub fn restore<'a>(&self, records: &[(i64, &'a [u8], Option<&'a [u8]>)]) -> Result<()> {
+    pub fn restore(&self, records: &[RestoreRecord<'_>]) -> Result<()> {
         let Some(max_ts) = records.iter().map(|r| r.0).max() else { return Ok(()) };
         let stream_time = self.observe(max_ts);
         let min_live = self.min_live_segment(stream_time);

@@ -2,57 +2,17 @@
 //! converts the result. No storage logic lives here.
 
 use crate::codec;
-use crate::ffi::{invalid, run, NativeError, NativeResult};
+use crate::ffi::{invalid, run, NativeResult};
+use crate::handles::{
+    borrow, flag, free, into_handle, iter_handle, jbool, optional_bytes, required_bytes, to_java, IterHandle,
+};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
-use jni::{Env, EnvUnowned};
-use std::sync::Mutex;
-use txn_rocksdb::{Error as CoreError, Range, RangeIter, StoreOptions, TxnDb};
+use jni::EnvUnowned;
+use txn_rocksdb::{Range, StoreOptions, TxnDb};
 
-/// # Safety (for every `handle` argument)
-/// `handle` is 0 or a pointer returned by `open` and not yet passed to `close`; the Java owner
-/// (`NativeStoreHandle`) serializes close against every other call, so the pointer is live here.
 fn store<'a>(handle: jlong) -> NativeResult<&'a TxnDb> {
-    if handle == 0 {
-        return Err(NativeError::Core(CoreError::Closed("store is closed".into())));
-    }
-    // SAFETY: see above.
-    Ok(unsafe { &*(handle as *const TxnDb) })
-}
-
-/// # Safety: as [`store`], for pointers returned by `newIterator` and not yet closed.
-fn iterator<'a>(handle: jlong) -> NativeResult<&'a Mutex<RangeIter>> {
-    if handle == 0 {
-        return Err(NativeError::Core(CoreError::Closed("iterator is closed".into())));
-    }
-    // SAFETY: see above.
-    Ok(unsafe { &*(handle as *const Mutex<RangeIter>) })
-}
-
-fn flag(b: jboolean) -> bool {
-    b != jboolean::default()
-}
-
-fn jbool(b: bool) -> jboolean {
-    jboolean::from(b)
-}
-
-fn optional_bytes(env: &Env<'_>, array: &JByteArray<'_>) -> NativeResult<Option<Vec<u8>>> {
-    if array.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(env.convert_byte_array(array)?))
-}
-
-fn required_bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &str) -> NativeResult<Vec<u8>> {
-    optional_bytes(env, array)?.ok_or_else(|| invalid(format!("{what} must not be null")))
-}
-
-fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> NativeResult<JByteArray<'local>> {
-    match value {
-        Some(v) => Ok(env.byte_array_from_slice(&v)?),
-        None => Ok(JByteArray::default()),
-    }
+    borrow(handle, "store")
 }
 
 #[unsafe(no_mangle)]
@@ -69,8 +29,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
         }
         let path = path.try_to_string(env)?;
         let options = StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit) };
-        let db = TxnDb::open(&path, options)?;
-        Ok(Box::into_raw(Box::new(db)) as jlong)
+        Ok(into_handle(TxnDb::open(&path, options)?))
     })
 }
 
@@ -80,12 +39,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| {
-        store(handle)?;
-        // SAFETY: `handle` came from `open` and Java frees it exactly once (see `store`).
-        drop(unsafe { Box::from_raw(handle as *mut TxnDb) });
-        Ok(())
-    })
+    run(&mut env, |_| free::<TxnDb>(handle, "store"))
 }
 
 #[unsafe(no_mangle)]
@@ -197,8 +151,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
             reverse: flag(reverse),
             committed_only: flag(committed_only),
         };
-        let it = store(handle)?.range(range)?;
-        Ok(Box::into_raw(Box::new(Mutex::new(it))) as jlong)
+        Ok(iter_handle(store(handle)?.range(range)?))
     })
 }
 
@@ -214,9 +167,9 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
         if max_entries <= 0 || max_bytes <= 0 {
             return Err(invalid(format!("chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes")));
         }
-        let mut it = iterator(handle)?.lock().unwrap_or_else(|e| e.into_inner());
+        let mut it = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
         let mut chunk = Vec::new();
-        let n = it.next_chunk(max_entries as usize, max_bytes as usize, |k, v| codec::push_entry(&mut chunk, k, v))?;
+        let n = it.next_chunk(max_entries as usize, max_bytes as usize, &mut |k, v| codec::push_entry(&mut chunk, k, v))?;
         to_java(env, (n > 0).then_some(chunk))
     })
 }
@@ -227,12 +180,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| {
-        iterator(handle)?;
-        // SAFETY: `handle` came from `newIterator` and Java frees it exactly once.
-        drop(unsafe { Box::from_raw(handle as *mut Mutex<RangeIter>) });
-        Ok(())
-    })
+    run(&mut env, |_| free::<IterHandle>(handle, "iterator"))
 }
 
 #[unsafe(no_mangle)]

@@ -9,4 +9,6 @@
 
 mod codec;
 mod ffi;
+mod handles;
 mod kv;
+mod segmented;
