@@ -281,6 +281,43 @@ impl SegmentIter {
     }
 }
 
+/// A [`SegmentIter`] that only yields the store keys `keep` accepts (Kafka's per-record
+/// predicates of fetch and findSessions); `None` inside means an empty result.
+pub struct FilteredIter {
+    inner: Option<SegmentIter>,
+    keep: KeyPredicate,
+}
+
+/// Decides from a store key whether an entry belongs to a result.
+type KeyPredicate = Box<dyn Fn(&[u8]) -> bool + Send>;
+
+impl FilteredIter {
+    pub(crate) fn new(inner: Option<SegmentIter>, keep: impl Fn(&[u8]) -> bool + Send + 'static) -> Self {
+        FilteredIter { inner, keep: Box::new(keep) }
+    }
+
+    /// Emits up to `max_entries` entries (roughly `max_bytes`) as `(store key, value)`; 0 means
+    /// exhausted.
+    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
+        let Some(inner) = self.inner.as_mut() else { return Ok(0) };
+        let keep = &self.keep;
+        inner.next_chunk(max_entries, max_bytes, |k, v| {
+            let ok = keep(k);
+            if ok {
+                emit(k, v);
+            }
+            ok
+        })
+    }
+
+    /// Every remaining entry (tests, small scans).
+    pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
+        let mut out = Vec::new();
+        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

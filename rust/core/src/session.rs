@@ -4,7 +4,7 @@
 //! by session end, so order, visibility and restore keys match the built-in store byte for byte.
 
 use crate::error::Result;
-use crate::segmented::{PutOutcome, SegmentIter, SegmentOptions, SegmentScan, SegmentedDb};
+use crate::segmented::{FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedDb};
 use crate::store::StoreOptions;
 use crate::window::upper_range;
 use std::path::Path;
@@ -83,7 +83,15 @@ impl SessionDb {
                 t.as_ref().map(|t| upper_range(t, &max_suffix)),
             ),
         };
-        let filter = Filter { key_from: q.key_from, key_to: q.key_to, earliest_end: af, latest_start: q.latest_start };
+        let (key_from, key_to, latest_start) = (q.key_from, q.key_to, q.latest_start);
+        let keep = move |sk: &[u8]| {
+            split_store_key(sk).is_some_and(|(key, start, end)| {
+                end >= af
+                    && start <= latest_start
+                    && key_from.as_deref().is_none_or(|f| key >= f)
+                    && key_to.as_deref().is_none_or(|t| key <= t)
+            })
+        };
         let scan = SegmentScan {
             from_ts: af,
             to_ts: i64::MAX,
@@ -92,50 +100,9 @@ impl SessionDb {
             reverse: q.reverse,
             committed_only: q.committed_only,
         };
-        SessionIter { inner: self.seg.iter(scan), filter }
-    }
-}
-
-struct Filter {
-    key_from: Option<Vec<u8>>,
-    key_to: Option<Vec<u8>>,
-    earliest_end: i64,
-    latest_start: i64,
-}
-
-impl Filter {
-    fn accepts(&self, sk: &[u8]) -> bool {
-        let Some((key, start, end)) = split_store_key(sk) else { return false };
-        end >= self.earliest_end
-            && start <= self.latest_start
-            && self.key_from.as_deref().is_none_or(|f| key >= f)
-            && self.key_to.as_deref().is_none_or(|t| key <= t)
+        FilteredIter::new(Some(self.seg.iter(scan)), keep)
     }
 }
 
 /// Iterator over sessions; yields `(store key, aggregate)`.
-pub struct SessionIter {
-    inner: SegmentIter,
-    filter: Filter,
-}
-
-impl SessionIter {
-    /// Emits up to `max_entries` entries (roughly `max_bytes`); 0 means exhausted.
-    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
-        let filter = &self.filter;
-        self.inner.next_chunk(max_entries, max_bytes, |k, v| {
-            let ok = filter.accepts(k);
-            if ok {
-                emit(k, v);
-            }
-            ok
-        })
-    }
-
-    /// Every remaining entry (tests, small scans).
-    pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut out = Vec::new();
-        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
-        Ok(out)
-    }
-}
+pub type SessionIter = FilteredIter;

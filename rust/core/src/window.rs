@@ -5,7 +5,7 @@
 //! byte for byte. Duplicate handling (the sequence number) is the caller's, as in Kafka.
 
 use crate::error::Result;
-use crate::segmented::{PutOutcome, SegmentIter, SegmentOptions, SegmentScan, SegmentedDb};
+use crate::segmented::{FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedDb};
 use crate::store::StoreOptions;
 use std::path::Path;
 
@@ -81,9 +81,17 @@ impl WindowDb {
     /// segment, each segment in store-key order (the reverse when `reverse`).
     pub fn fetch_range(&self, q: WindowQuery) -> WindowIter {
         let af = q.time_from.max(self.seg.earliest_visible());
-        let filter = Filter { key_from: q.key_from.clone(), key_to: q.key_to.clone(), from: af, to: q.time_to };
+        let (key_from, key_to, to) = (q.key_from.clone(), q.key_to.clone(), q.time_to);
+        let keep = move |sk: &[u8]| {
+            split_store_key(sk).is_some_and(|(key, start, _)| {
+                start >= af
+                    && start <= to
+                    && key_from.as_deref().is_none_or(|f| key >= f)
+                    && key_to.as_deref().is_none_or(|t| key <= t)
+            })
+        };
         if q.time_to < af {
-            return WindowIter { inner: None, filter };
+            return FilteredIter::new(None, keep);
         }
         let max_suffix = [&q.time_to.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
         let (lower, upper) = match (&q.key_from, &q.key_to) {
@@ -101,7 +109,7 @@ impl WindowDb {
             reverse: q.reverse,
             committed_only: q.committed_only,
         };
-        WindowIter { inner: Some(self.seg.iter(scan)), filter }
+        FilteredIter::new(Some(self.seg.iter(scan)), keep)
     }
 
     /// Every visible window (Kafka's `all()` / `backwardAll()`).
@@ -116,50 +124,8 @@ impl WindowDb {
     }
 }
 
-struct Filter {
-    key_from: Option<Vec<u8>>,
-    key_to: Option<Vec<u8>>,
-    from: i64,
-    to: i64,
-}
-
-impl Filter {
-    fn accepts(&self, sk: &[u8]) -> bool {
-        let Some((key, start, _)) = split_store_key(sk) else { return false };
-        start >= self.from
-            && start <= self.to
-            && self.key_from.as_deref().is_none_or(|f| key >= f)
-            && self.key_to.as_deref().is_none_or(|t| key <= t)
-    }
-}
-
 /// Iterator over window entries; yields `(store key, value)`.
-pub struct WindowIter {
-    inner: Option<SegmentIter>,
-    filter: Filter,
-}
-
-impl WindowIter {
-    /// Emits up to `max_entries` entries (roughly `max_bytes`); 0 means exhausted.
-    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
-        let Some(inner) = self.inner.as_mut() else { return Ok(0) };
-        let filter = &self.filter;
-        inner.next_chunk(max_entries, max_bytes, |k, v| {
-            let ok = filter.accepts(k);
-            if ok {
-                emit(k, v);
-            }
-            ok
-        })
-    }
-
-    /// Every remaining entry (tests, small scans).
-    pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut out = Vec::new();
-        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
-        Ok(out)
-    }
-}
+pub type WindowIter = FilteredIter;
 
 #[cfg(test)]
 mod tests {

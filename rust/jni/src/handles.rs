@@ -10,8 +10,7 @@ use jni::objects::JByteArray;
 use jni::sys::{jboolean, jlong};
 use jni::Env;
 use std::sync::Mutex;
-use txn_rocksdb::session::SessionIter;
-use txn_rocksdb::window::WindowIter;
+use txn_rocksdb::segmented::FilteredIter;
 use txn_rocksdb::{Error as CoreError, RangeIter};
 
 /// Any iterator that hands out entries in chunks; every iterator handle is a
@@ -26,15 +25,10 @@ impl Chunked for RangeIter {
     }
 }
 
-impl Chunked for WindowIter {
+/// Window and session iterators (`WindowIter` and `SessionIter` are this type).
+impl Chunked for FilteredIter {
     fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
-        WindowIter::next_chunk(self, n, b, emit)
-    }
-}
-
-impl Chunked for SessionIter {
-    fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
-        SessionIter::next_chunk(self, n, b, emit)
+        FilteredIter::next_chunk(self, n, b, emit)
     }
 }
 
