@@ -155,15 +155,26 @@ impl TxnDb {
 
     /// The value of `key`, seeing uncommitted writes unless `committed_only`.
     pub fn get(&self, key: &[u8], committed_only: bool) -> Result<Option<Vec<u8>>> {
+        self.get_with(key, committed_only, |v| v.map(<[u8]>::to_vec))
+    }
+
+    /// Calls `f` with the value of `key` (pinned, not copied), as [`Self::get`] sees it.
+    pub fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
         let inner = &*self.inner;
+        let cf = inner.data_cf();
         if committed_only || !inner.options.transactional {
-            return inner.db.get_cf(inner.data_cf(), key).map_err(|e| inner.err(e));
+            let v = inner.db.get_pinned_cf(cf, key).map_err(|e| inner.err(e))?;
+            return Ok(f(v.as_deref()));
         }
         let staged = inner.lock_staged();
         let batch = lock(&staged.batch);
-        batch
-            .get_from_batch_and_db_cf(&inner.db, inner.data_cf(), key, &ReadOptions::default())
-            .map_err(|e| inner.err(e))
+        let v = if batch.is_empty() {
+            inner.db.get_pinned_cf(cf, key)
+        } else {
+            batch.get_pinned_from_batch_and_db_cf(&inner.db, cf, key, &ReadOptions::default())
+        }
+        .map_err(|e| inner.err(e))?;
+        Ok(f(v.as_deref()))
     }
 
     /// Writes `key` = `value`, or deletes `key` when `value` is `None`.

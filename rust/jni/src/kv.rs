@@ -69,8 +69,10 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
-        let value = store(handle)?.get(&key, flag(committed_only))?;
-        to_java(env, value)
+        store(handle)?.get_with(&key, flag(committed_only), |v| match v {
+            Some(v) => Ok(env.byte_array_from_slice(v)?),
+            None => Ok(JByteArray::default()),
+        })?
     })
 }
 
