@@ -51,5 +51,17 @@ public final class TxnRocksDBConfig {
      */
     public static final long MEMORY_WRITE_BUFFER_BYTES_DEFAULT = 32L << 20;
 
+    /**
+     * {@value}: boolean, default {@code true}. Whether the stores {@link TxnRocksDBDslStoreSuppliers}
+     * supplies to the DSL are transactional ({@code true}) or write-through ({@code false}, for
+     * at-least-once applications that want Kafka's behaviour on the txn-rocksdb engine). Read by
+     * {@link TxnRocksDBDslStoreSuppliers#configure}, which Kafka Streams calls only when it builds
+     * the suppliers from {@code dsl.store.suppliers.class} in the application configuration.
+     */
+    public static final String DSL_TRANSACTIONAL_CONFIG = "txn.rocksdb.dsl.transactional";
+
+    /** Default of {@link #DSL_TRANSACTIONAL_CONFIG}. */
+    public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
+
     private TxnRocksDBConfig() {}
 }

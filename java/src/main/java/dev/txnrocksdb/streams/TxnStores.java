@@ -1,7 +1,13 @@
 package dev.txnrocksdb.streams;
 
+import static org.apache.kafka.streams.internals.ApiUtils.prepareMillisCheckFailMsgPrefix;
+import static org.apache.kafka.streams.internals.ApiUtils.validateMillisecondDuration;
+
+import java.time.Duration;
 import java.util.Objects;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
  * Factory for txn-rocksdb store suppliers, named after the methods KIP-844 proposes for Kafka's
@@ -16,6 +22,10 @@ import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
  * <p>The DSL stores values with timestamps; a timestamped supplier avoids the adapter Kafka puts
  * around a plain one. Under exactly-once, transactional stores need
  * {@code enable.transactional.statestores=true} (see {@link TransactionalStateStore}).
+ *
+ * <p>Window and session suppliers validate their arguments with the exceptions and messages of
+ * Kafka's {@code Stores}. To use txn-rocksdb stores for every DSL operator at once, see
+ * {@link TxnRocksDBDslStoreSuppliers}.
  */
 public final class TxnStores {
     private TxnStores() {}
@@ -69,5 +79,143 @@ public final class TxnStores {
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name) {
         return persistentTimestampedKeyValueStore(name, true);
+    }
+
+    // ---------------------------------------------------------------- window stores
+
+    /**
+     * A persistent window store supplier, for {@code Stores.windowStoreBuilder}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long windows are kept (at least {@code windowSize})
+     * @param windowSize the size of the windows (cannot be negative)
+     * @param retainDuplicates whether to keep every put, as stream-stream joins need
+     * @param transactional true: writes are staged and become durable at commit; false:
+     *     write-through, like Kafka's RocksDB store, on the same engine
+     * @return a supplier of {@link TxnWindowStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code retentionPeriod} or {@code windowSize} is negative,
+     *     not representable in milliseconds, or {@code retentionPeriod} is smaller than {@code windowSize}
+     */
+    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
+                                                                 Duration windowSize, boolean retainDuplicates,
+                                                                 boolean transactional) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional);
+    }
+
+    /**
+     * A persistent timestamped window store supplier, for {@code Stores.timestampedWindowStoreBuilder}
+     * and the DSL.
+     *
+     * @return a supplier of {@link TxnTimestampedWindowStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     * @see #persistentWindowStore
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
+                                                                            Duration windowSize, boolean retainDuplicates,
+                                                                            boolean transactional) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional);
+    }
+
+    /**
+     * A persistent transactional window store supplier:
+     * {@code persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true)}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(String name, Duration retentionPeriod,
+                                                                              Duration windowSize,
+                                                                              boolean retainDuplicates) {
+        return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /**
+     * A persistent transactional timestamped window store supplier:
+     * {@code persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true)}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(String name,
+                                                                                         Duration retentionPeriod,
+                                                                                         Duration windowSize,
+                                                                                         boolean retainDuplicates) {
+        return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    // ---------------------------------------------------------------- session stores
+
+    /**
+     * A persistent session store supplier, for {@code Stores.sessionStoreBuilder} and the DSL. Like
+     * Kafka's {@code Stores.persistentSessionStore}, its stores do not implement
+     * {@code findSessions(long, long)}, which emit-final session aggregations need: those get a
+     * store that does from {@link TxnRocksDBDslStoreSuppliers}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
+     * @param transactional true: writes are staged and become durable at commit; false: write-through
+     * @return a supplier of {@link TxnSessionStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code retentionPeriod} is negative or not representable
+     *     in milliseconds
+     */
+    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
+                                                                   boolean transactional) {
+        return sessionStore(name, retentionPeriod, transactional, false);
+    }
+
+    /** Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier. */
+    static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
+                                                     boolean emitFinal) {
+        Objects.requireNonNull(name, "name cannot be null");
+        String msgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
+        long retentionPeriodMs = validateMillisecondDuration(retentionPeriod, msgPrefix);
+        if (retentionPeriodMs < 0) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        return new TxnSessionBytesStoreSupplier(name, retentionPeriodMs, transactional, emitFinal);
+    }
+
+    /**
+     * A persistent transactional session store supplier: {@code persistentSessionStore(name, retentionPeriod, true)}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStore(String name, Duration retentionPeriod) {
+        return persistentSessionStore(name, retentionPeriod, true);
+    }
+
+    /** Kafka's {@code Stores.persistentWindowStore} argument checks, then our supplier. */
+    static TxnWindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                   boolean retainDuplicates, boolean timestamped, boolean transactional,
+                                                   TxnWindowStore.Layout layout) {
+        Objects.requireNonNull(name, "name cannot be null");
+        String rpMsgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
+        long retentionMs = validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
+        String wsMsgPrefix = prepareMillisCheckFailMsgPrefix(windowSize, "windowSize");
+        long windowSizeMs = validateMillisecondDuration(windowSize, wsMsgPrefix);
+        if (retentionMs < 0L) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        if (windowSizeMs < 0L) {
+            throw new IllegalArgumentException("windowSize cannot be negative");
+        }
+        if (windowSizeMs > retentionMs) {
+            throw new IllegalArgumentException("The retention period of the window store " + name
+                + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
+                + retentionPeriod + "]");
+        }
+        return new TxnWindowBytesStoreSupplier(name, retentionMs, windowSizeMs, retainDuplicates, timestamped,
+            transactional, layout);
+    }
+
+    private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
+                                                        boolean retainDuplicates, boolean timestamped,
+                                                        boolean transactional) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional,
+            TxnWindowStore.Layout.KEY_FIRST);
     }
 }

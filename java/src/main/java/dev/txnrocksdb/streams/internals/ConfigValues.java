@@ -5,10 +5,10 @@ import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 
 /** Typed reads of entries of {@code StateStoreContext#appConfigs()}, which may hold strings or parsed values. */
-final class ConfigValues {
+public final class ConfigValues {
     private ConfigValues() {}
 
-    static boolean booleanValue(Map<String, Object> configs, String name, boolean defaultValue) {
+    public static boolean booleanValue(Map<String, ?> configs, String name, boolean defaultValue) {
         Object value = configs.get(name);
         if (value == null) {
             return defaultValue;
@@ -27,7 +27,7 @@ final class ConfigValues {
     }
 
     /** A positive number of bytes, or null when absent. */
-    static Long positiveLongValue(Map<String, Object> configs, String name) {
+    public static Long positiveLongValue(Map<String, ?> configs, String name) {
         Object value = configs.get(name);
         if (value == null) {
             return null;
@@ -48,7 +48,7 @@ final class ConfigValues {
         return parsed;
     }
 
-    static String stringValue(Map<String, Object> configs, String name) {
+    public static String stringValue(Map<String, ?> configs, String name) {
         Object value = configs.get(name);
         return value == null ? null : value.toString();
     }

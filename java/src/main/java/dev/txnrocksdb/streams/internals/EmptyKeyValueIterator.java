@@ -1,24 +1,28 @@
 package dev.txnrocksdb.streams.internals;
 
 import java.util.NoSuchElementException;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
-/** The iterator of an empty range (Kafka's own is package-private). */
-public final class EmptyKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
+/**
+ * The iterator of an empty range (Kafka's own is package-private).
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class EmptyKeyValueIterator<K, V> implements KeyValueIterator<K, V> {
     @Override
     public boolean hasNext() {
         return false;
     }
 
     @Override
-    public KeyValue<Bytes, byte[]> next() {
+    public KeyValue<K, V> next() {
         throw new NoSuchElementException();
     }
 
     @Override
-    public Bytes peekNextKey() {
+    public K peekNextKey() {
         throw new NoSuchElementException();
     }
 

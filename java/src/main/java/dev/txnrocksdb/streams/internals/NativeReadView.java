@@ -74,12 +74,8 @@ public final class NativeReadView implements ReadOnlyKeyValueStore<Bytes, byte[]
     }
 
     private KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to, boolean reverse) {
-        if (from != null && to != null && from.compareTo(to) > 0) {
-            log.warn("Returning empty iterator for fetch with invalid key range: from > to. "
-                + "This may be due to range arguments set in the wrong order, "
-                + "or serdes that don't preserve ordering when lexicographically comparing the serialized bytes. "
-                + "Note that the built-in numerical serdes do not follow this for negative numbers");
-            return new EmptyKeyValueIterator();
+        if (KeyRanges.isInvertedRange(from, to, log)) {
+            return new EmptyKeyValueIterator<>();
         }
         return handle.get().newIterator(from == null ? null : from.get(), to == null ? null : to.get(), true, reverse,
             committedOnly);

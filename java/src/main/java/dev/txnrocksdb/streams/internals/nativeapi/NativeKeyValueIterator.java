@@ -80,6 +80,14 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
         return next.key;
     }
 
+    /**
+     * Whether the store closed this iterator (rather than its user). Kafka's segmented stores
+     * report such an iterator as exhausted instead of throwing.
+     */
+    public boolean isClosedByStore() {
+        return closedByStore;
+    }
+
     /** Closes the iterator and frees the native one (at most once). Idempotent. */
     @Override
     public void close() {

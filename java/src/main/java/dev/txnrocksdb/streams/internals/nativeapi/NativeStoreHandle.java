@@ -16,7 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Owns the native handle of one open store and every native iterator opened on it.
+ * Owns the native handle of one open store (key-value, window or session) and every native
+ * iterator opened on it.
+ *
+ * <p>Every store has an <em>engine</em>: the transactional database that {@link NativeKeyValueStore}'s
+ * commit, offsets, position, rollback and size functions work on. For a key-value store the
+ * engine is the store handle itself; a window or session store lends out a pointer to its engine
+ * ({@link NativeWindowStore#engine}), valid until the store is closed and never closed on its
+ * own. {@link #call}, {@link #run} and {@link #callLong} pass the store handle;
+ * {@link #callEngine}, {@link #runEngine} and {@link #callEngineLong} pass the engine.
  *
  * <p>Every native call runs under the read lock after checking that the store is open, so calls
  * from the stream thread and from interactive-query threads proceed in parallel. {@link #close()}
@@ -28,17 +36,21 @@ public final class NativeStoreHandle implements AutoCloseable {
 
     private final String storeName;
     private final long handle;
+    private final long engine;
+    private final LongConsumer closeNative;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final Set<NativeKeyValueIterator> openIterators = ConcurrentHashMap.newKeySet();
 
-    private NativeStoreHandle(String storeName, long handle) {
+    private NativeStoreHandle(String storeName, long handle, long engine, LongConsumer closeNative) {
         this.storeName = storeName;
         this.handle = handle;
+        this.engine = engine;
+        this.closeNative = closeNative;
     }
 
     /**
-     * Opens (creating if needed) the native store in {@code dir}.
+     * Opens (creating if needed) the native key-value store in {@code dir}.
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param transactional true: writes are staged until commit; false: write-through
@@ -46,7 +58,43 @@ public final class NativeStoreHandle implements AutoCloseable {
      */
     public static NativeStoreHandle open(String storeName, Path dir, boolean transactional, boolean syncCommit) {
         long handle = NativeKeyValueStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit);
-        return new NativeStoreHandle(storeName, handle);
+        return new NativeStoreHandle(storeName, handle, handle, NativeKeyValueStore::close);
+    }
+
+    /**
+     * Opens (creating if needed) the native window store in {@code dir}; see {@link NativeWindowStore#open}.
+     *
+     * @param storeName the Kafka store name, used in exception messages
+     */
+    public static NativeStoreHandle openWindowStore(String storeName, Path dir, boolean transactional, boolean syncCommit,
+                                                    long retentionMs, long segmentIntervalMs) {
+        long handle = NativeWindowStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit, retentionMs,
+            segmentIntervalMs);
+        return withBorrowedEngine(storeName, handle, NativeWindowStore::engine, NativeWindowStore::close);
+    }
+
+    /**
+     * Opens (creating if needed) the native session store in {@code dir}; see {@link NativeSessionStore#open}.
+     *
+     * @param storeName the Kafka store name, used in exception messages
+     */
+    public static NativeStoreHandle openSessionStore(String storeName, Path dir, boolean transactional, boolean syncCommit,
+                                                     long retentionMs, long segmentIntervalMs) {
+        long handle = NativeSessionStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit, retentionMs,
+            segmentIntervalMs);
+        return withBorrowedEngine(storeName, handle, NativeSessionStore::engine, NativeSessionStore::close);
+    }
+
+    private static NativeStoreHandle withBorrowedEngine(String storeName, long handle, LongUnaryOperator engineOf,
+                                                        LongConsumer closeNative) {
+        long engine;
+        try {
+            engine = engineOf.applyAsLong(handle);
+        } catch (RuntimeException | Error e) {
+            closeNative.accept(handle);
+            throw e;
+        }
+        return new NativeStoreHandle(storeName, handle, engine, closeNative);
     }
 
     /** The Kafka store name this handle belongs to. */
@@ -108,18 +156,57 @@ public final class NativeStoreHandle implements AutoCloseable {
     }
 
     /**
-     * Opens an iterator; see {@link NativeKeyValueStore#newIterator} for the arguments. The store
-     * tracks it and closes it if the store closes first.
+     * Runs a native call on the store's engine (see the class documentation) that returns a value.
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public <T> T callEngine(LongFunction<T> nativeCall) {
+        return call(ignored -> nativeCall.apply(engine));
+    }
+
+    /**
+     * Runs a native call on the store's engine that returns a {@code long}.
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public long callEngineLong(LongUnaryOperator nativeCall) {
+        return callLong(ignored -> nativeCall.applyAsLong(engine));
+    }
+
+    /**
+     * Runs a native call on the store's engine that returns nothing.
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public void runEngine(LongConsumer nativeCall) {
+        run(ignored -> nativeCall.accept(engine));
+    }
+
+    /**
+     * Opens an iterator over the engine's keys, as stored; see {@link NativeKeyValueStore#newIterator}
+     * for the arguments. For a key-value store these are the store's keys. The store tracks the
+     * iterator and closes it if the store closes first.
      *
      * @throws InvalidStateStoreException if the store is closed
      */
     public NativeKeyValueIterator newIterator(byte[] from, byte[] to, boolean toInclusive, boolean reverse,
                                               boolean committedOnly) {
+        return openIterator(h -> NativeKeyValueStore.newIterator(engine, from, to, toInclusive, reverse, committedOnly));
+    }
+
+    /**
+     * Opens an iterator with a store-specific native call that takes the store handle and returns
+     * a native iterator read by {@link NativeKeyValueStore#iteratorNext} (for example
+     * {@link NativeWindowStore#newIterator}). The store tracks it and closes it if the store closes first.
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public NativeKeyValueIterator openIterator(LongUnaryOperator nativeOpen) {
         Lock read = lock.readLock();
         read.lock();
         try {
             ensureOpen();
-            long iterator = NativeKeyValueStore.newIterator(handle, from, to, toInclusive, reverse, committedOnly);
+            long iterator = nativeOpen.applyAsLong(handle);
             NativeKeyValueIterator wrapper = new NativeKeyValueIterator(this, iterator);
             openIterators.add(wrapper);
             return wrapper;
@@ -171,7 +258,7 @@ public final class NativeStoreHandle implements AutoCloseable {
                     log.error("Error closing an open iterator of store {}", storeName, e);
                 }
             }
-            NativeKeyValueStore.close(handle);
+            closeNative.accept(handle);
         } finally {
             write.unlock();
         }

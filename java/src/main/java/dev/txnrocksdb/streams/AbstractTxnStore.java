@@ -1,0 +1,126 @@
+package dev.txnrocksdb.streams;
+
+import dev.txnrocksdb.streams.internals.StoreCore;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.query.Position;
+import org.apache.kafka.streams.query.PositionBound;
+import org.apache.kafka.streams.query.Query;
+import org.apache.kafka.streams.query.QueryConfig;
+import org.apache.kafka.streams.query.QueryResult;
+import org.apache.kafka.streams.state.internals.StoreQueryUtils;
+
+/**
+ * The lifecycle, commit, offset and position behaviour every txn-rocksdb store shares (one
+ * {@link StoreCore} each); the subclasses add their reads and writes.
+ */
+abstract class AbstractTxnStore implements TransactionalStateStore {
+    /** The shared machinery; subclasses open it in {@code init}. */
+    final StoreCore core;
+
+    AbstractTxnStore(String name, boolean transactional) {
+        this.core = new StoreCore(name, transactional);
+    }
+
+    @Override
+    public String name() {
+        return core.name();
+    }
+
+    /** Always {@code true}: the data lives on disk and survives restarts. */
+    @Override
+    public boolean persistent() {
+        return true;
+    }
+
+    /** {@code true}: offsets are committed atomically with the data, so Kafka keeps no checkpoint file. */
+    @Override
+    @SuppressWarnings("deprecation")
+    public boolean managesOffsets() {
+        return true;
+    }
+
+    @Override
+    public boolean transactional() {
+        return core.transactional();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return core.isOpen();
+    }
+
+    /**
+     * Closes the store, its open iterators first. Uncommitted writes are dropped (they were never
+     * committed). Idempotent.
+     */
+    @Override
+    public void close() {
+        core.close();
+    }
+
+    /** Does nothing: {@link #commit(Map)} makes writes durable. */
+    @Override
+    @Deprecated
+    public void flush() {}
+
+    /**
+     * Atomically makes the staged writes, the position and the offset update durable (for a
+     * window or session store: across every time segment). An empty map clears every committed
+     * offset, a null value removes that partition's offset, and any other value (including
+     * {@code -4}, Kafka's "unknown") is stored as given. A store that is not open has nothing to
+     * commit, so this returns without effect, as Kafka's RocksDB stores do.
+     *
+     * @throws ProcessorStateException if the commit fails; then nothing of it is durable
+     */
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        core.commit(changelogOffsets);
+    }
+
+    @Override
+    public void commit(Long changelogOffset) {
+        core.commit(changelogOffset);
+    }
+
+    @Override
+    public long recover(long changelogOffset) {
+        return core.recover(changelogOffset);
+    }
+
+    /**
+     * The last committed offset of a changelog partition, or null if none was committed.
+     *
+     * @throws InvalidStateStoreException if the store is not open
+     */
+    @Override
+    public Long committedOffset(TopicPartition partition) {
+        return core.committedOffset(partition);
+    }
+
+    /** Bytes held by staged writes; 0 when the store is write-through or not open. */
+    @Override
+    public long approximateNumUncommittedBytes() {
+        return core.approximateNumUncommittedBytes();
+    }
+
+    /** The position of the written records, uncommitted writes included. */
+    @Override
+    public Position getPosition() {
+        return core.position();
+    }
+
+    /**
+     * IQv2 queries Kafka's {@code StoreQueryUtils} runs on this store type (key and range queries
+     * on key-value stores, {@code WindowKeyQuery} / {@code WindowRangeQuery} on window and session
+     * stores); the query's isolation level chooses the view ({@code readOnly}) and the position
+     * reported.
+     */
+    @Override
+    public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
+        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this,
+            core.position(config.getIsolationLevel()), core.context());
+    }
+}

@@ -1,0 +1,27 @@
+package dev.txnrocksdb.streams;
+
+import org.apache.kafka.streams.state.TimestampedBytesStore;
+
+/**
+ * A {@link TxnWindowStore} whose values are stored in Kafka's timestamped format,
+ * {@code [8-byte timestamp][value]}. The {@link TimestampedBytesStore} marker tells Kafka Streams'
+ * timestamped window store builders (the DSL's) to pass values through as they are instead of
+ * wrapping the store in an adapter that drops timestamps, and makes Kafka restore the changelog
+ * with the record timestamp prepended to each value.
+ */
+public class TxnTimestampedWindowStore extends TxnWindowStore implements TimestampedBytesStore {
+    /**
+     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}.
+     *
+     * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean)
+     */
+    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                                     boolean retainDuplicates, boolean transactional) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional);
+    }
+
+    TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                              boolean retainDuplicates, boolean transactional, Layout layout) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, layout);
+    }
+}

@@ -1,0 +1,255 @@
+package dev.txnrocksdb.streams.internals;
+
+import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
+import dev.txnrocksdb.streams.internals.nativeapi.OffsetsCodec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
+import org.apache.kafka.streams.query.Position;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every txn-rocksdb store (key-value, window, session) does the same way: opening the native
+ * store under {@code <task state dir>/<store name>} with the application's settings, loading the
+ * committed offsets and position, registering the changelog restorer, committing (data, offsets
+ * and position in one native write), recovering, tracking positions and closing.
+ *
+ * <p>The store classes own one instance each and delegate to it; they add only their own reads
+ * and writes. All commit and offset calls go to the native store's engine
+ * ({@link NativeStoreHandle#callEngine}), which for a key-value store is the store itself.
+ */
+public final class StoreCore {
+    private static final Logger log = LoggerFactory.getLogger(StoreCore.class);
+
+    /** Opens the native store of one kind in its directory. */
+    @FunctionalInterface
+    public interface Opener {
+        /**
+         * @param dir the store's directory (created)
+         * @param settings the application's txn-rocksdb settings
+         */
+        NativeStoreHandle open(Path dir, StoreSettings settings);
+    }
+
+    private final String name;
+    private final boolean transactional;
+
+    private volatile NativeStoreHandle handle;
+    private volatile PositionTracker positions = new PositionTracker(Position.emptyPosition(), true);
+    private volatile CommittedOffsets committedOffsets = new CommittedOffsets(Map.of());
+    private volatile TopicPartition contextChangelogPartition;
+    private volatile StateStoreContext context;
+
+    /**
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @throws NullPointerException if {@code name} is null
+     */
+    public StoreCore(String name, boolean transactional) {
+        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.transactional = transactional;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public boolean transactional() {
+        return transactional;
+    }
+
+    /**
+     * Opens the store in {@code context.stateDir()/<name>} and registers {@code root} for
+     * restoration with a {@link ChangelogRestorer} over {@code restore}.
+     *
+     * @return the application's settings, for store-specific use
+     * @throws ProcessorStateException if the store is already open, its directory cannot be
+     *     created, the engine fails to open it, or the exactly-once settings conflict with this
+     *     store (see {@code TransactionalStateStore})
+     */
+    public StoreSettings init(StateStoreContext context, StateStore root, Opener opener,
+                              ChangelogRestorer.BatchRestore restore) {
+        return init(context, root, opener, restore, batch -> { });
+    }
+
+    /**
+     * As {@link #init(StateStoreContext, StateStore, Opener, ChangelogRestorer.BatchRestore)}, with
+     * {@code beforeRestoreBatch} seeing every changelog batch before it is restored.
+     */
+    public synchronized StoreSettings init(StateStoreContext context, StateStore root, Opener opener,
+                                           ChangelogRestorer.BatchRestore restore,
+                                           Consumer<Collection<ConsumerRecord<byte[], byte[]>>> beforeRestoreBatch) {
+        if (isOpen()) {
+            throw new ProcessorStateException("Store " + name + " is already open");
+        }
+        StoreSettings settings = StoreSettings.from(context.appConfigs());
+        settings.validate(name, transactional);
+        settings.applyMemoryBudget();
+        Path dir = context.stateDir().toPath().resolve(name);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new ProcessorStateException("Error creating the directory of store " + name + " at " + dir, e);
+        }
+        NativeStoreHandle opened = opener.open(dir, settings);
+        try {
+            Map<TopicPartition, Long> offsets =
+                OffsetsCodec.decodeOffsets(opened.callEngine(NativeKeyValueStore::committedOffsets));
+            byte[] positionBytes = opened.callEngine(NativeKeyValueStore::committedPosition);
+            Position committedPosition = positionBytes == null ? Position.emptyPosition() : PositionCodec.decode(positionBytes, name);
+            this.committedOffsets = new CommittedOffsets(offsets);
+            this.positions = new PositionTracker(committedPosition, transactional);
+            this.contextChangelogPartition = changelogPartitionOf(context, name);
+            this.context = context;
+            this.handle = opened;
+        } catch (RuntimeException e) {
+            opened.close();
+            throw e;
+        }
+        context.register(root, new ChangelogRestorer(this::handle, restore, beforeRestoreBatch, positions,
+            settings.consistencyEnabled()));
+        return settings;
+    }
+
+    public boolean isOpen() {
+        NativeStoreHandle h = handle;
+        return h != null && h.isOpen();
+    }
+
+    /**
+     * The open native store.
+     *
+     * @throws InvalidStateStoreException if the store is not open
+     */
+    public NativeStoreHandle handle() {
+        NativeStoreHandle h = handle;
+        if (h == null || !h.isOpen()) {
+            throw new InvalidStateStoreException("Store " + name + " is currently closed");
+        }
+        return h;
+    }
+
+    /** The context of the last {@link #init}, or null before it. */
+    public StateStoreContext context() {
+        return context;
+    }
+
+    /** Closes the native store and its iterators, dropping uncommitted writes. Idempotent. */
+    public synchronized void close() {
+        NativeStoreHandle h = handle;
+        if (h == null) {
+            return;
+        }
+        h.close();
+        positions.rollback();
+    }
+
+    /**
+     * Kafka's {@code commit(Map)}: atomically makes the staged writes, the position and the offset
+     * update durable. An empty map clears every committed offset, a null value removes that
+     * partition's offset, any other value (including {@code -4}) is stored as given. A store that
+     * is not open has nothing to commit, so this returns without effect.
+     */
+    public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
+        Objects.requireNonNull(changelogOffsets, "changelogOffsets cannot be null");
+        if (!isOpen()) {
+            log.debug("Skipping commit of store {}, which is not open", name);
+            return;
+        }
+        commitWithOffsets(changelogOffsets);
+    }
+
+    /** {@code TransactionalStateStore#commit(Long)}. */
+    public synchronized void commit(Long changelogOffset) {
+        TopicPartition partition = changelogPartition();
+        if (changelogOffset == null || partition == null) {
+            // Re-commit the current offsets: an empty update would clear them all.
+            commitWithOffsets(committedOffsets.snapshot());
+        } else {
+            commitWithOffsets(Map.of(partition, changelogOffset));
+        }
+    }
+
+    /** {@code TransactionalStateStore#recover(long)}. */
+    public synchronized long recover(long changelogOffset) {
+        handle().runEngine(NativeKeyValueStore::rollback);
+        positions.rollback();
+        TopicPartition partition = changelogPartition();
+        Long committed = partition == null ? null : committedOffsets.get(partition);
+        return committed == null ? changelogOffset : committed;
+    }
+
+    /**
+     * The last committed offset of a changelog partition, or null if none was committed.
+     *
+     * @throws InvalidStateStoreException if the store is not open
+     */
+    public Long committedOffset(TopicPartition partition) {
+        handle();
+        return committedOffsets.get(partition);
+    }
+
+    /** Bytes held by staged writes; 0 when the store is write-through or not open. */
+    public long approximateNumUncommittedBytes() {
+        NativeStoreHandle h = handle;
+        if (h == null || !h.isOpen()) {
+            return 0L;
+        }
+        try {
+            return h.callEngineLong(NativeKeyValueStore::approximateUncommittedBytes);
+        } catch (InvalidStateStoreException closedMeanwhile) {
+            return 0L;
+        }
+    }
+
+    /** The position of the written records, uncommitted writes included. */
+    public Position position() {
+        return positions.current();
+    }
+
+    /** The position an interactive query at {@code isolationLevel} reports. */
+    public Position position(IsolationLevel isolationLevel) {
+        return isolationLevel == IsolationLevel.READ_COMMITTED ? positions.committed() : positions.current();
+    }
+
+    /** Records the position of the record being processed after a write, as Kafka's stores do. */
+    public void recordWrite() {
+        positions.recordWrite(context);
+    }
+
+    private void commitWithOffsets(Map<TopicPartition, Long> offsets) {
+        byte[] encodedOffsets = OffsetsCodec.encodeUpdates(offsets);
+        byte[] encodedPosition = positions.encodeForCommit();
+        handle().runEngine(h -> NativeKeyValueStore.commit(h, encodedOffsets, encodedPosition));
+        positions.markCommitted();
+        committedOffsets.apply(offsets);
+    }
+
+    /** The single changelog partition of this store, or null if not known (see {@code TransactionalStateStore}). */
+    private TopicPartition changelogPartition() {
+        TopicPartition fromContext = contextChangelogPartition;
+        return fromContext != null ? fromContext : committedOffsets.onlyPartition().orElse(null);
+    }
+
+    private static TopicPartition changelogPartitionOf(StateStoreContext context, String storeName) {
+        if (!(context instanceof InternalProcessorContext) || context.taskId() == null || context.taskId().partition() < 0) {
+            return null;
+        }
+        String topic = ((InternalProcessorContext<?, ?>) context).changelogFor(storeName);
+        return topic == null ? null : new TopicPartition(topic, context.taskId().partition());
+    }
+}
