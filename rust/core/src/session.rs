@@ -104,5 +104,20 @@ impl SessionDb {
     }
 }
 
+impl SessionDb {
+    /// Sessions of any key whose end lies in `[earliest_end, latest_end]`, in live segments, with
+    /// no per-record retention filter: Kafka's time-ordered (emit-final) session store's
+    /// `findSessions(earliestEnd, latestEnd)`. Order is the engine's (segment, key, end, start);
+    /// callers that need Kafka's (end, start, key) order sort the (bounded) result.
+    pub fn find_by_end(&self, earliest_end: i64, latest_end: i64, committed_only: bool) -> SessionIter {
+        let keep = move |sk: &[u8]| split_store_key(sk).is_some_and(|(_, _, end)| end >= earliest_end && end <= latest_end);
+        if latest_end < earliest_end {
+            return FilteredIter::new(None, keep);
+        }
+        let scan = SegmentScan { from_ts: earliest_end, to_ts: latest_end, committed_only, ..SegmentScan::default() };
+        FilteredIter::new(Some(self.seg.iter(scan)), keep)
+    }
+}
+
 /// Iterator over sessions; yields `(store key, aggregate)`.
 pub type SessionIter = FilteredIter;

@@ -191,3 +191,25 @@ fn staged_range_delete_lands_with_the_commit() {
     let keys: Vec<_> = db.range(Range::all()).unwrap().collect_all().unwrap().into_iter().map(|e| e.0).collect();
     assert_eq!(keys, vec![b"b1".to_vec()]);
 }
+
+#[test]
+fn session_find_by_end_ignores_the_retention_filter_but_not_expired_segments() {
+    use txn_rocksdb::segmented::SegmentOptions;
+    use txn_rocksdb::session::{split_store_key, SessionDb};
+    let dir = tempfile::tempdir().unwrap();
+    let geometry = SegmentOptions { retention_ms: 60_000, segment_interval_ms: 60_000 };
+    let db = SessionDb::open(dir.path(), StoreOptions::default(), geometry).unwrap();
+    db.put(b"old", 0, 10, Some(b"x")).unwrap(); // segment 0, expires below
+    db.put(b"a", 60_000, 70_000, Some(b"1")).unwrap(); // segment 1
+    db.put(b"b", 100_000, 125_000, Some(b"2")).unwrap(); // segment 2: stream time 125000, segment 0 expired
+    let ends: Vec<i64> = db
+        .find_by_end(0, 200_000, false)
+        .collect_all()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| split_store_key(k).unwrap().2)
+        .collect();
+    // Segment 0 expired (streamTime - retention = 65000 is in segment 1) and is not read.
+    assert_eq!(ends, vec![70_000, 125_000]);
+    assert_eq!(db.segments().stream_time(), 125_000);
+}

@@ -278,6 +278,27 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
 }
 
 #[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSessionStore_newTimeRangeIterator<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    earliest_end: jlong,
+    latest_end: jlong,
+    committed_only: jboolean,
+) -> jlong {
+    run(&mut env, |_| Ok(iter_handle(session_store(handle)?.find_by_end(earliest_end, latest_end, flag(committed_only)))))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSessionStore_streamTime<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    run(&mut env, |_| Ok(session_store(handle)?.segments().stream_time()))
+}
+
+#[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSessionStore_restore<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,

@@ -1,14 +1,10 @@
 package dev.txnrocksdb.streams;
 
 import dev.txnrocksdb.streams.internals.ExpiredRecords;
-import dev.txnrocksdb.streams.internals.SegmentedKeys;
 import dev.txnrocksdb.streams.internals.SessionReadView;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSessionStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
-import java.util.Collection;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -50,7 +46,6 @@ import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
  * as Kafka's time-ordered session store does.
  */
 public class TxnSessionStore extends AbstractTxnStore implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
-    private static final long NO_TIMESTAMP = -1L;
 
     private final long retentionPeriod;
     private final long segmentInterval;
@@ -59,10 +54,6 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
     private final SessionReadView committedReads;
 
     private volatile ExpiredRecords expiredRecords;
-    /** Kafka's observed stream time (newest session end seen since open), mirrored from the native store. */
-    private final AtomicLong observedStreamTime = new AtomicLong(NO_TIMESTAMP);
-    /** The lowest segment the native store has not dropped as expired (see {@link #findSessions(long, long)}). */
-    private final AtomicLong firstLiveSegment = new AtomicLong(Long.MIN_VALUE);
 
     /**
      * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}, whose suppliers build
@@ -93,8 +84,8 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.emitFinal = emitFinal;
-        this.reads = new SessionReadView(core::handle, false, segmentInterval, firstLiveSegment::get);
-        this.committedReads = new SessionReadView(core::handle, true, segmentInterval, firstLiveSegment::get);
+        this.reads = new SessionReadView(core::handle, false);
+        this.committedReads = new SessionReadView(core::handle, true);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -110,28 +101,11 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        observedStreamTime.set(NO_TIMESTAMP);
-        firstLiveSegment.set(Long.MIN_VALUE);
         core.init(context, root,
             (dir, settings) -> NativeStoreHandle.openSessionStore(core.name(), dir, core.transactional(),
                 settings.syncCommit(), retentionPeriod, segmentInterval),
-            NativeSessionStore::restore,
-            this::beforeRestoreBatch);
+            NativeSessionStore::restore);
         this.expiredRecords = ExpiredRecords.forContext(context);
-    }
-
-    /** The native restore advances stream time to the batch's newest session end and drops expired segments. */
-    private void beforeRestoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        long newestEnd = NO_TIMESTAMP;
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            newestEnd = Math.max(newestEnd, SegmentedKeys.sessionEnd(record.key()));
-        }
-        expireSegments(observedStreamTime.accumulateAndGet(newestEnd, Math::max));
-    }
-
-    /** Mirrors the native store's expiry after a write at {@code streamTime}: segments below {@code segmentId(streamTime - retention)} are dropped. */
-    private void expireSegments(long streamTime) {
-        firstLiveSegment.accumulateAndGet(SegmentedKeys.segmentId(streamTime - retentionPeriod, segmentInterval), Math::max);
     }
 
     /** The retention period in ms: Kafka restores windowed changelogs from {@code maxTimestamp - retention}. */
@@ -161,9 +135,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
         boolean written = core.handle().call(h -> NativeSessionStore.put(h, key, start, end, aggregate));
-        long streamTime = observedStreamTime.accumulateAndGet(end, Math::max);
         if (written) {
-            expireSegments(streamTime);
             core.recordWrite();
         } else {
             expiredRecords.record();
@@ -183,7 +155,6 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
         core.handle().run(h -> NativeSessionStore.remove(h, key, start, end));
-        observedStreamTime.accumulateAndGet(end, Math::max);
     }
 
     // ---------------------------------------------------------------- reads

@@ -22,9 +22,6 @@ public final class SegmentedKeys {
     public static final int WINDOW_SUFFIX = Long.BYTES + Integer.BYTES;
     /** Length of the session key suffix: end and start. */
     public static final int SESSION_SUFFIX = 2 * Long.BYTES;
-    /** Length of the segment prefix of the native engine's keys (see {@link #segmentPrefix}). */
-    public static final int SEGMENT_PREFIX = Long.BYTES;
-
     private SegmentedKeys() {}
 
     // ---------------------------------------------------------------- window keys
@@ -110,15 +107,6 @@ public final class SegmentedKeys {
     }
 
     // ---------------------------------------------------------------- native engine keys
-
-    /**
-     * The prefix the native engine puts before every store key of segment {@code segmentId}
-     * ({@code rust/core/src/segmented.rs}, {@code segment_prefix}): the id with its sign bit
-     * flipped, big-endian, so prefixes order like the signed ids.
-     */
-    public static byte[] segmentPrefix(long segmentId) {
-        return ByteBuffer.allocate(SEGMENT_PREFIX).putLong(segmentId ^ Long.MIN_VALUE).array();
-    }
 
     /** Kafka's segment id: {@code timestamp / segmentInterval}, truncating toward zero. */
     public static long segmentId(long timestamp, long segmentInterval) {

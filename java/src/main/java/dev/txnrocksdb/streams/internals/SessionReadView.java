@@ -10,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -32,22 +31,14 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
 
     private final Supplier<NativeStoreHandle> handle;
     private final boolean committedOnly;
-    private final long segmentInterval;
-    private final LongSupplier firstLiveSegment;
 
     /**
      * @param handle the open store; throws {@code InvalidStateStoreException} when there is none
      * @param committedOnly true: ignore uncommitted writes
-     * @param segmentInterval the store's segment interval (for {@link #findSessions(long, long)})
-     * @param firstLiveSegment the lowest segment id the store has not dropped as expired (for
-     *     {@link #findSessions(long, long)})
      */
-    public SessionReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly, long segmentInterval,
-                           LongSupplier firstLiveSegment) {
+    public SessionReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly) {
         this.handle = handle;
         this.committedOnly = committedOnly;
-        this.segmentInterval = segmentInterval;
-        this.firstLiveSegment = firstLiveSegment;
     }
 
     @Override
@@ -114,31 +105,19 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
      * {@code [end][start][key]} bytes, including their overflow: a {@code latestSessionEndTime} of
      * {@link Long#MAX_VALUE} finds nothing, as in Kafka.
      *
-     * <p>The native session iterator always applies the read-side retention filter, so this scan
-     * reads the engine's keys directly: {@code [segment prefix][session store key]} (see
-     * {@link SegmentedKeys#segmentPrefix}). The engine drops expired segments with a range delete
-     * that reads see only once committed, so the scan starts at the first live segment itself.
+     * <p>The engine returns the sessions of the range in live segments
+     * ({@link NativeSessionStore#newTimeRangeIterator}); this view applies Kafka's byte bounds and
+     * sorts them into Kafka's order.
      */
     public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
-        long firstSegment = Math.max(SegmentedKeys.segmentId(earliestSessionEndTime, segmentInterval),
-            firstLiveSegment.getAsLong());
-        long lastSegment = SegmentedKeys.segmentId(latestSessionEndTime, segmentInterval);
-        if (firstSegment > lastSegment) {
-            return new EmptyKeyValueIterator<>();
-        }
         byte[] lowerBound = timeFirstBound(Math.max(0L, earliestSessionEndTime));
         byte[] upperBound = timeFirstBound(Math.max(0L, latestSessionEndTime + 1));
-        byte[] from = SegmentedKeys.segmentPrefix(firstSegment);
-        byte[] to = lastSegment == Long.MAX_VALUE ? null : SegmentedKeys.segmentPrefix(lastSegment + 1);
-        NativeKeyValueIterator source = handle.get().newIterator(from, to, false, false, committedOnly);
+        NativeKeyValueIterator source = handle.get().openIterator(
+            h -> NativeSessionStore.newTimeRangeIterator(h, earliestSessionEndTime, latestSessionEndTime, committedOnly));
         SortedEntries entries = new SortedEntries(source, entry -> {
-            byte[] engineKey = entry.key.get();
-            byte[] storeKey = Arrays.copyOfRange(engineKey, SegmentedKeys.SEGMENT_PREFIX, engineKey.length);
-            long end = SegmentedKeys.sessionEnd(storeKey);
-            byte[] order = SegmentedKeys.timeFirstSessionOrder(storeKey);
-            boolean inRange = Arrays.compareUnsigned(order, lowerBound) >= 0 && Arrays.compareUnsigned(order, upperBound) <= 0
-                && end >= earliestSessionEndTime && end <= latestSessionEndTime;
-            return inRange ? KeyValue.pair(Bytes.wrap(storeKey), entry.value) : null;
+            byte[] order = SegmentedKeys.timeFirstSessionOrder(entry.key.get());
+            boolean inRange = Arrays.compareUnsigned(order, lowerBound) >= 0 && Arrays.compareUnsigned(order, upperBound) <= 0;
+            return inRange ? entry : null;
         }, SegmentedKeys::timeFirstSessionOrder, false);
         return new StoreKeyIterator<>(source, entries, SegmentedKeys::sessionWindowedKey);
     }

@@ -49,6 +49,16 @@ public final class NativeSessionStore {
     public static native long newIterator(long handle, byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime,
                                           long latestSessionStartTime, boolean reverse, boolean committedOnly);
 
+    /**
+     * Sessions of any key whose end lies in [earliestEnd, latestEnd], in segments that have not
+     * expired, with no per-record retention filter (Kafka's emit-final session store's
+     * {@code findSessions(long, long)}), in the engine's order (segment, key, end, start).
+     */
+    public static native long newTimeRangeIterator(long handle, long earliestEnd, long latestEnd, boolean committedOnly);
+
+    /** Current stream time: the newest session end seen by put, remove or restore since open (-1 before). */
+    public static native long streamTime(long handle);
+
     /** Applies a batch of changelog records (store keys as above; value length -1 = delete). */
     public static native void restore(long handle, byte[] batch);
 }
