@@ -1,8 +1,6 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Objects;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -10,12 +8,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code Materialized.as(supplier)} or {@code Stores.keyValueStoreBuilder(supplier, ...)}.
  * Obtain one from {@link TxnStores}.
  */
-public final class TxnKeyValueBytesStoreSupplier implements KeyValueBytesStoreSupplier {
+public final class TxnKeyValueBytesStoreSupplier extends TxnKeyValueSupplierBase {
     /** The metrics scope of every txn-rocksdb store. */
     public static final String METRICS_SCOPE = "txn-rocksdb";
-
-    private final String name;
-    private final boolean transactional;
 
     /**
      * @param name the store name
@@ -23,38 +18,12 @@ public final class TxnKeyValueBytesStoreSupplier implements KeyValueBytesStoreSu
      * @throws NullPointerException if {@code name} is null
      */
     public TxnKeyValueBytesStoreSupplier(String name, boolean transactional) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.transactional = transactional;
-    }
-
-    @Override
-    public String name() {
-        return name;
+        super(name, transactional);
     }
 
     /** A new, unopened store on every call. */
     @Override
     public KeyValueStore<Bytes, byte[]> get() {
-        return new TxnKeyValueStore(name, transactional);
-    }
-
-    /** {@value #METRICS_SCOPE}. */
-    @Override
-    public String metricsScope() {
-        return METRICS_SCOPE;
-    }
-
-    /**
-     * Whether the supplied stores stage writes until commit (KIP-844).
-     *
-     * @return {@code true} for transactional stores, {@code false} for write-through ones
-     */
-    public boolean transactional() {
-        return transactional;
-    }
-
-    @Override
-    public String toString() {
-        return "TxnKeyValueBytesStoreSupplier{name=" + name + ", transactional=" + transactional + "}";
+        return new TxnKeyValueStore(name(), transactional());
     }
 }
