@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust engine's (unit, property, crash) and then the Java library's (store,
-# topology and crash tests, with -Xcheck:jni), building the native library once in release mode.
+# Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
+# DSL differential and crash tests, with -Xcheck:jni), then the demo on a real broker; the native
+# library is built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install-deps.sh
@@ -10,3 +11,5 @@ if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
 mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$PWD/target}"
+# The README's demo, end to end: a real KRaft broker, exactly-once word count, kill -9 and restart.
+TXN_ROCKSDB_LIB="${CARGO_TARGET_DIR:-$PWD/target}/release/libtxn_rocksdb_jni.so" ./demo.sh
