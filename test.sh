@@ -11,5 +11,7 @@ if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
 mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$PWD/target}"
+# The artifact as a Gradle dependency (Debian's gradle, from mavenLocal()).
+(cd examples/gradle-app && gradle -q --console=plain run)
 # The README's demo, end to end: a real KRaft broker, exactly-once word count, kill -9 and restart.
 TXN_ROCKSDB_LIB="${CARGO_TARGET_DIR:-$PWD/target}/release/libtxn_rocksdb_jni.so" ./demo.sh

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the build needs when they are missing (Debian/Ubuntu, as root):
-# libclang for bindgen (rust-librocksdb-sys), a C++ compiler for RocksDB, a JDK 17 and Maven.
+# libclang for bindgen (rust-librocksdb-sys), a C++ compiler for RocksDB, a JDK 17, Maven, and
+# Gradle (for the Gradle example).
 set -euo pipefail
 need=()
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
@@ -9,6 +10,7 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v make >/dev/null 2>&1 || need+=(make)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
+command -v gradle >/dev/null 2>&1 || need+=(gradle)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
