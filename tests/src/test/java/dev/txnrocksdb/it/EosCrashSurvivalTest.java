@@ -1,5 +1,7 @@
 package dev.txnrocksdb.it;
 
+import dev.txnrocksdb.examples.wordcount.KafkaBroker;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

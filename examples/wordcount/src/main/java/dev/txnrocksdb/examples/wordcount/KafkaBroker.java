@@ -20,24 +20,24 @@ import org.apache.kafka.common.Uuid;
  * A real single-node KRaft broker (broker + controller in one process), started from the Maven jars
  * in its own JVM, so that the Streams app can be killed with SIGKILL without touching the broker.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
     private final Path dir;
     private final Path logFile;
     private final int port;
     private Process process;
 
-    KafkaBroker(Path dir) throws IOException {
+    public KafkaBroker(Path dir) throws IOException {
         this.dir = dir;
         this.logFile = dir.resolve("broker.log");
         this.port = freePort();
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }
 
-    void start(Duration timeout) throws Exception {
+    public void start(Duration timeout) throws Exception {
         int controllerPort = freePort();
         Path logDirs = Files.createDirectories(dir.resolve("kafka-logs"));
         Path config = dir.resolve("server.properties");
@@ -101,18 +101,18 @@ final class KafkaBroker implements AutoCloseable {
         throw new IllegalStateException("broker not reachable within " + timeout + " (" + last + "):\n" + logTail());
     }
 
-    Admin admin() {
+    public Admin admin() {
         return Admin.create(Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000,
                 AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10000));
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
-    String logTail() {
+    public String logTail() {
         try {
             List<String> lines = Files.readAllLines(logFile);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
@@ -132,7 +132,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** A JVM with the same java binary and this example's classpath. */
-    static ProcessBuilder java(String mainClass, String... args) {
+    public static ProcessBuilder java(String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx512m");
@@ -143,14 +143,14 @@ final class KafkaBroker implements AutoCloseable {
         return new ProcessBuilder(cmd);
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
             s.setReuseAddress(true);
             return s.getLocalPort();
         }
     }
 
-    static void deleteRecursively(Path root) {
+    public static void deleteRecursively(Path root) {
         if (root == null || !Files.exists(root)) return;
         try (Stream<Path> paths = Files.walk(root)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
