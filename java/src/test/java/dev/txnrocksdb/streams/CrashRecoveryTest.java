@@ -6,16 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -27,29 +19,14 @@ class CrashRecoveryTest {
     private static final int COMMITTED = 2_000;
     private static final int UNCOMMITTED = 500;
     private static final long OFFSET = 4_242L;
-    /** 128 + SIGKILL(9): how a JVM killed by SIGKILL exits on Linux. */
-    private static final int SIGKILL_EXIT = 137;
 
     @TempDir
     Path stateDir;
 
     @Test
     void killDashNineKeepsCommittedDataAndDropsStagedWrites() throws Exception {
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-            CrashWriterMain.class.getName(), stateDir.toString(), "crash-store",
+        ChildJvm.runUntilReadyThenKill(CrashWriterMain.class, CrashWriterMain.READY, stateDir.toString(), "crash-store",
             Integer.toString(COMMITTED), Integer.toString(UNCOMMITTED), Long.toString(OFFSET));
-        builder.redirectErrorStream(true);
-        Process child = builder.start();
-        List<String> childOutput = new ArrayList<>();
-        try {
-            CompletableFuture<Boolean> ready = CompletableFuture.supplyAsync(() -> awaitReady(child, childOutput));
-            assertTrue(ready.get(120, TimeUnit.SECONDS), "child never printed READY: " + childOutput);
-        } finally {
-            child.destroyForcibly();
-            assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child did not die");
-        }
-        assertEquals(SIGKILL_EXIT, child.exitValue(), "child was not killed by SIGKILL; output: " + childOutput);
 
         TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore("crash-store", true),
             new TestStateStoreContext(stateDir.toFile()));
@@ -70,23 +47,6 @@ class CrashRecoveryTest {
             assertEquals(0L, store.approximateNumUncommittedBytes());
         } finally {
             store.close();
-        }
-    }
-
-    private static boolean awaitReady(Process child, List<String> output) {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = reader.readLine()) != null) {
-                synchronized (output) {
-                    output.add(line);
-                }
-                if (line.equals(CrashWriterMain.READY)) {
-                    return true;
-                }
-            }
-            return false;
-        } catch (IOException e) {
-            return false;
         }
     }
 }
