@@ -1,7 +1,8 @@
 //! Range iteration over committed data merged with the staged writes, in chunks.
 
 use crate::error::Result;
-use crate::store::{lock, Inner, Staged};
+use crate::secondary;
+use crate::store::{lock, Frozen, Inner, Staged};
 use rust_rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, WriteBatchWithIndex, DB};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -49,8 +50,10 @@ pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
 /// or committing while it is open never frees memory it reads.
 pub struct RangeIter {
     // Declared first: dropped before the owners of the memory it points into.
-    it: DBRawIteratorWithThreadMode<'static, DB>,
+    it: Cursor,
     staged: Option<Arc<Staged>>,
+    /// The snapshot the iterator reads, when it is not RocksDB's implicit one.
+    _snapshot: Option<Arc<Frozen>>,
     _inner: Arc<Inner>,
     lower: Option<Vec<u8>>,
     upper_excl: Option<Vec<u8>>,
@@ -85,6 +88,14 @@ impl RangeIter {
         let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
         let cf = db.cf_handle(crate::store::DATA_CF).ok_or_else(|| inner.err("data column family missing"))?;
         let transactional = inner.options.transactional && !range.committed_only;
+        if transactional && inner.options.secondary() {
+            return Self::merged(inner.clone(), range.from, range.reverse, upper_excl, empty, ro);
+        }
+        // Committed-only readers keep the pre-commit view while a secondary-store commit copies.
+        let snapshot = if range.committed_only { inner.frozen() } else { None };
+        if let Some(s) = &snapshot {
+            ro.set_snapshot(&s.0);
+        }
         // Held while both halves are created, so a concurrent commit cannot fall between them.
         let current = inner.lock_staged();
         let base = db.raw_iterator_cf_opt(cf, ro);
@@ -104,8 +115,9 @@ impl RangeIter {
         };
         drop(current);
         Ok(RangeIter {
-            it,
+            it: Cursor::Raw(it),
             staged,
+            _snapshot: snapshot,
             _inner: inner,
             lower: range.from,
             upper_excl,
@@ -113,6 +125,45 @@ impl RangeIter {
             started: false,
             done: empty,
             seen_version,
+            last_key: Vec::new(),
+        })
+    }
+
+    /// Secondary-store strategy: the temporary store's current generation merged over the main
+    /// store, both read at ONE snapshot, so a commit landing meanwhile is invisible to it.
+    fn merged(
+        inner: Arc<Inner>,
+        from: Option<Vec<u8>>,
+        reverse: bool,
+        upper_excl: Option<Vec<u8>>,
+        empty: bool,
+        mut main_ro: ReadOptions,
+    ) -> Result<RangeIter> {
+        let snapshot = Frozen::new(&inner);
+        // SAFETY: as in `new`; `db` outlives the iterators through `_inner`.
+        let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
+        let generation = inner.generation.load(Ordering::Acquire);
+        let (gen_lo, gen_hi) = secondary::generation_bounds(generation);
+        let mut tmp_ro = ReadOptions::default();
+        let prefixed = |k: &[u8]| secondary::tmp_key(generation, k);
+        tmp_ro.set_iterate_lower_bound(from.as_deref().map_or(gen_lo, prefixed));
+        tmp_ro.set_iterate_upper_bound(upper_excl.as_deref().map_or(gen_hi, prefixed));
+        main_ro.set_snapshot(&snapshot.0);
+        tmp_ro.set_snapshot(&snapshot.0);
+        let main = db.raw_iterator_cf_opt(inner.data_cf(), main_ro);
+        let tmp = db.raw_iterator_cf_opt(inner.txn_cf(), tmp_ro);
+        let cursor = Merged { main, tmp, generation, reverse, side: Side::None };
+        Ok(RangeIter {
+            it: Cursor::Merged(Box::new(cursor)),
+            staged: None,
+            _snapshot: Some(snapshot),
+            _inner: inner,
+            lower: from,
+            upper_excl,
+            reverse,
+            started: false,
+            done: empty,
+            seen_version: 0,
             last_key: Vec::new(),
         })
     }
@@ -183,9 +234,9 @@ impl RangeIter {
         self.position(version);
         let (mut count, mut bytes) = (0usize, 0usize);
         while count < max_entries && bytes < max_bytes {
-            let (key, value) = match (self.it.key(), self.it.value()) {
-                (Some(k), Some(v)) => (k, v),
-                _ => {
+            let (key, value) = match self.it.entry() {
+                Some(kv) => kv,
+                None => {
                     self.it.status().map_err(|e| self._inner.err(e))?;
                     self.done = true;
                     break;
@@ -195,12 +246,16 @@ impl RangeIter {
                 self.done = true;
                 break;
             }
-            if emit(key, value) {
+            let took = emit(key, value);
+            if took {
                 count += 1;
                 bytes += key.len() + value.len();
             }
-            self.last_key.clear();
-            self.last_key.extend_from_slice(key);
+            if self.staged.is_some() {
+                // only a live batch can move under us and need a re-seek past this key
+                self.last_key.clear();
+                self.last_key.extend_from_slice(key);
+            }
             self.advance();
         }
         Ok(count)
@@ -211,6 +266,169 @@ impl RangeIter {
         let mut out = Vec::new();
         while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
         Ok(out)
+    }
+}
+
+/// What a [`RangeIter`] walks: RocksDB's iterator (committed data, or the indexed batch over it),
+/// or the secondary-store strategy's merge of the temporary store over the main store.
+enum Cursor {
+    Raw(DBRawIteratorWithThreadMode<'static, DB>),
+    Merged(Box<Merged>),
+}
+
+impl Cursor {
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        match self {
+            Cursor::Raw(it) => it.key().zip(it.value()),
+            Cursor::Merged(m) => m.entry(),
+        }
+    }
+    fn key(&self) -> Option<&[u8]> {
+        self.entry().map(|(k, _)| k)
+    }
+    fn next(&mut self) {
+        match self {
+            Cursor::Raw(it) => it.next(),
+            Cursor::Merged(m) => m.step(),
+        }
+    }
+    fn prev(&mut self) {
+        match self {
+            Cursor::Raw(it) => it.prev(),
+            Cursor::Merged(m) => m.step(),
+        }
+    }
+    fn seek(&mut self, k: &[u8]) {
+        match self {
+            Cursor::Raw(it) => it.seek(k),
+            Cursor::Merged(m) => m.position(|it, g| it.seek(secondary::tmp_key(g, k)), |it| it.seek(k)),
+        }
+    }
+    fn seek_for_prev(&mut self, k: &[u8]) {
+        match self {
+            Cursor::Raw(it) => it.seek_for_prev(k),
+            Cursor::Merged(m) => {
+                m.position(|it, g| it.seek_for_prev(secondary::tmp_key(g, k)), |it| it.seek_for_prev(k))
+            }
+        }
+    }
+    fn seek_to_first(&mut self) {
+        match self {
+            Cursor::Raw(it) => it.seek_to_first(),
+            // the temporary iterator's lower bound is its generation (or the range start)
+            Cursor::Merged(m) => m.position(|it, _| it.seek_to_first(), |it| it.seek_to_first()),
+        }
+    }
+    fn seek_to_last(&mut self) {
+        match self {
+            Cursor::Raw(it) => it.seek_to_last(),
+            Cursor::Merged(m) => m.position(|it, _| it.seek_to_last(), |it| it.seek_to_last()),
+        }
+    }
+    fn status(&self) -> std::result::Result<(), rust_rocksdb::Error> {
+        match self {
+            Cursor::Raw(it) => it.status(),
+            Cursor::Merged(m) => m.main.status().and(m.tmp.status()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    None,
+    Main,
+    Tmp,
+    /// Both have the key: the temporary store's entry wins.
+    Both,
+}
+
+/// The merge of the temporary store (keys `generation ++ key`, marked values) over the main store,
+/// in one direction; tombstones hide main entries and are never emitted.
+struct Merged {
+    main: DBRawIteratorWithThreadMode<'static, DB>,
+    tmp: DBRawIteratorWithThreadMode<'static, DB>,
+    generation: u64,
+    reverse: bool,
+    side: Side,
+}
+
+impl Merged {
+    fn position(
+        &mut self,
+        tmp: impl FnOnce(&mut DBRawIteratorWithThreadMode<'static, DB>, u64),
+        main: impl FnOnce(&mut DBRawIteratorWithThreadMode<'static, DB>),
+    ) {
+        tmp(&mut self.tmp, self.generation);
+        main(&mut self.main);
+        self.settle();
+    }
+
+    fn move_it(it: &mut DBRawIteratorWithThreadMode<'static, DB>, reverse: bool) {
+        if reverse {
+            it.prev()
+        } else {
+            it.next()
+        }
+    }
+
+    /// Moves past the current entry.
+    fn step(&mut self) {
+        match self.side {
+            Side::None => return,
+            Side::Main => Self::move_it(&mut self.main, self.reverse),
+            Side::Tmp => Self::move_it(&mut self.tmp, self.reverse),
+            Side::Both => {
+                Self::move_it(&mut self.main, self.reverse);
+                Self::move_it(&mut self.tmp, self.reverse);
+            }
+        }
+        self.settle();
+    }
+
+    /// Chooses the next entry in iteration order, skipping tombstones (and what they hide).
+    fn settle(&mut self) {
+        use std::cmp::Ordering::*;
+        loop {
+            let tmp = self.tmp.key().map(|k| (&k[8..], self.tmp.value().is_some_and(secondary::is_tombstone)));
+            let main = self.main.key();
+            let (side, tombstone) = match (main, tmp) {
+                (None, None) => (Side::None, false),
+                (Some(_), None) => (Side::Main, false),
+                (None, Some((_, t))) => (Side::Tmp, t),
+                (Some(m), Some((k, t))) => match (m.cmp(k), self.reverse) {
+                    (Equal, _) => (Side::Both, t),
+                    (Less, false) | (Greater, true) => (Side::Main, false),
+                    _ => (Side::Tmp, t),
+                },
+            };
+            self.side = side;
+            if !tombstone {
+                return;
+            }
+            self.step_raw();
+        }
+    }
+
+    fn step_raw(&mut self) {
+        match self.side {
+            Side::Tmp => Self::move_it(&mut self.tmp, self.reverse),
+            Side::Both => {
+                Self::move_it(&mut self.main, self.reverse);
+                Self::move_it(&mut self.tmp, self.reverse);
+            }
+            Side::None | Side::Main => {}
+        }
+    }
+
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        match self.side {
+            Side::None => None,
+            Side::Main => self.main.key().zip(self.main.value()),
+            Side::Tmp | Side::Both => {
+                let (k, v) = self.tmp.key().zip(self.tmp.value())?;
+                Some((&k[8..], secondary::decode_value(v)?))
+            }
+        }
     }
 }
 

@@ -1,16 +1,20 @@
 //! The engine of txn-rocksdb: transactional stores over one RocksDB instance per store.
 //!
-//! Writes are staged in a RocksDB `WriteBatchWithIndex`; reads see them over the committed data;
-//! [`TxnDb::commit`] writes the staged batch together with the changelog offsets in one atomic
-//! RocksDB write, so after a crash the store holds exactly the last commit (uncommitted writes are
-//! never in the database, so "recovery" is simply opening it).
+//! Two transaction strategies ([`Strategy`]): writes are staged in a RocksDB `WriteBatchWithIndex`
+//! and [`TxnDb::commit`] writes them together with the changelog offsets in one atomic RocksDB
+//! write; or (KIP-844's reference design) they go to a temporary store on disk and a commit copies
+//! them into the main store behind a commit file that recovery rolls forward. Either way, after a
+//! crash the store holds exactly the last commit.
 //!
 //! This crate has no JNI: everything is testable with `cargo test`.
 
+mod commit_file;
 mod error;
+pub mod fault;
 mod iter;
 pub mod memory;
 mod offsets;
+mod secondary;
 pub mod segmented;
 pub mod session;
 mod store;
@@ -19,4 +23,4 @@ pub mod window;
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
-pub use store::{StoreOptions, TxnDb, Write};
+pub use store::{StoreOptions, Strategy, TxnDb, Write};

@@ -1,20 +1,58 @@
-//! One transactional store: a RocksDB instance with a `data` and an `offsets` column family, and
-//! the staged (uncommitted) writes of the current transaction in a `WriteBatchWithIndex`.
+//! One transactional store: a RocksDB instance with a `data`, an `offsets` and a `txn` column
+//! family. The uncommitted writes of the current transaction are staged in a `WriteBatchWithIndex`
+//! (strategy [`Strategy::IndexedBatch`]) or in the `txn` family (strategy
+//! [`Strategy::SecondaryStore`], see `secondary.rs`).
 
+use crate::commit_file::CommitRecord;
 use crate::error::{Error, Result};
+use crate::fault;
 use crate::iter::{Range, RangeIter};
 use crate::memory;
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
+use crate::secondary::{self, Phase, TXN_CF};
 use rust_rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, LogLevel, Options, ReadOptions,
-    WriteBatch, WriteBatchWithIndex, WriteOptions, DB,
+    SnapshotWithThreadMode, WriteBatch, WriteBatchWithIndex, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub(crate) const DATA_CF: &str = "data";
 pub(crate) const OFFSETS_CF: &str = "offsets";
+
+/// Where a transactional store keeps its uncommitted writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// In memory, in a RocksDB `WriteBatchWithIndex`; commit is ONE atomic RocksDB write. Fastest
+    /// for transactions that fit in memory (Kafka commits every 100 ms under exactly-once).
+    #[default]
+    IndexedBatch,
+    /// In a temporary store on disk (KIP-844's reference design): a transaction may be larger than
+    /// memory; commit copies it into the main store in bounded batches behind a commit file.
+    SecondaryStore,
+}
+
+impl Strategy {
+    /// The configuration spelling: `indexed-batch` or `secondary-store`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::IndexedBatch => "indexed-batch",
+            Strategy::SecondaryStore => "secondary-store",
+        }
+    }
+
+    /// Parses [`Self::name`]'s spelling.
+    pub fn parse(s: &str) -> Result<Strategy> {
+        match s {
+            "indexed-batch" => Ok(Strategy::IndexedBatch),
+            "secondary-store" => Ok(Strategy::SecondaryStore),
+            other => Err(Error::InvalidArgument(format!(
+                "unknown transaction strategy '{other}': expected indexed-batch or secondary-store"
+            ))),
+        }
+    }
+}
 
 /// How a store behaves; fixed when it opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,11 +63,19 @@ pub struct StoreOptions {
     /// true: fsync the write-ahead log at every commit (survives power loss). false: the commit is
     /// in the OS page cache when `commit` returns, which survives the process being killed.
     pub sync_commit: bool,
+    /// Where uncommitted writes live (ignored when not transactional).
+    pub strategy: Strategy,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { transactional: true, sync_commit: false }
+        StoreOptions { transactional: true, sync_commit: false, strategy: Strategy::IndexedBatch }
+    }
+}
+
+impl StoreOptions {
+    pub(crate) fn secondary(&self) -> bool {
+        self.transactional && self.strategy == Strategy::SecondaryStore
     }
 }
 
@@ -37,30 +83,60 @@ impl Default for StoreOptions {
 /// transaction: a commit swaps in a fresh batch instead of clearing this one, so an iterator never
 /// reads freed memory. `version` counts mutations, so an iterator knows when to re-seek.
 pub(crate) struct Staged {
+    /// Indexed-batch strategy: the writes (empty under the secondary-store strategy).
     pub(crate) batch: Mutex<WriteBatchWithIndex>,
     pub(crate) version: AtomicU64,
-    /// Range deletes, applied after the batch at commit. RocksDB's `WriteBatchWithIndex` drops
+    /// Range deletes, applied after the records at commit. RocksDB's `WriteBatchWithIndex` drops
     /// range deletes silently, so they are kept here; reads never look at the ranges they cover.
     range_deletes: Mutex<Vec<(Vec<u8>, Vec<u8>)>>,
+    /// Secondary-store strategy: the temporary store's generation holding this transaction.
+    pub(crate) generation: u64,
+    /// Secondary-store strategy: key and value bytes, and records, written to the temporary store.
+    tmp_bytes: AtomicU64,
+    tmp_writes: AtomicU64,
 }
 
 impl Staged {
-    fn new() -> Arc<Self> {
+    fn new(generation: u64) -> Arc<Self> {
         Arc::new(Staged {
             batch: Mutex::new(WriteBatchWithIndex::new(0, true)),
             version: AtomicU64::new(0),
             range_deletes: Mutex::new(Vec::new()),
+            generation,
+            tmp_bytes: AtomicU64::new(0),
+            tmp_writes: AtomicU64::new(0),
         })
     }
 }
 
+/// A RocksDB snapshot that lives as long as the store (`Inner` releases it before the DB).
+pub(crate) struct Frozen(pub(crate) SnapshotWithThreadMode<'static, DB>);
+
+impl Frozen {
+    pub(crate) fn new(inner: &Inner) -> Arc<Frozen> {
+        // SAFETY: `db` lives inside the `Arc<Inner>` that every holder of a `Frozen` also holds and
+        // drops after it (struct field order); `Inner` itself drops `frozen` before `db`.
+        let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
+        Arc::new(Frozen(db.snapshot()))
+    }
+}
+
 pub(crate) struct Inner {
+    /// Secondary-store strategy: the committed view as of the start of the commit in progress, for
+    /// committed-only readers while the commit copies (it is not one atomic write). Declared
+    /// before `db`, so it is released first.
+    pub(crate) frozen: Mutex<Option<Arc<Frozen>>>,
     pub(crate) db: DB,
     pub(crate) path: PathBuf,
     pub(crate) options: StoreOptions,
     /// The current transaction. Held while a commit writes, so a new iterator never pairs a
-    /// pre-commit snapshot with the post-commit (empty) batch.
+    /// pre-commit snapshot with the post-commit (empty) batch, and no write lands mid-commit.
     pub(crate) staged: Mutex<Arc<Staged>>,
+    /// The current transaction's generation, readable without waiting for a commit in progress.
+    pub(crate) generation: AtomicU64,
+    /// A secondary-store commit failed after its commit file was written: the transaction must be
+    /// rolled forward ([`TxnDb::rollback`], or reopening) before anything else is written.
+    interrupted: AtomicBool,
 }
 
 impl Inner {
@@ -68,8 +144,30 @@ impl Inner {
         self.db.cf_handle(DATA_CF).expect("data column family is created at open")
     }
 
-    fn offsets_cf(&self) -> &ColumnFamily {
+    pub(crate) fn offsets_cf(&self) -> &ColumnFamily {
         self.db.cf_handle(OFFSETS_CF).expect("offsets column family is created at open")
+    }
+
+    /// Starts a new transaction (caller holds the `staged` lock).
+    fn next_transaction(&self, current: &mut Arc<Staged>) {
+        let generation = current.generation + 1;
+        *current = Staged::new(generation);
+        self.generation.store(generation, Ordering::Release);
+    }
+
+    fn check_not_interrupted(&self) -> Result<()> {
+        if self.interrupted.load(Ordering::Acquire) {
+            return Err(self.err(
+                "an earlier commit failed half-way and must be completed first: recover the store \
+                 (rollback) or reopen it",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The committed view for a committed-only read: frozen while a commit copies.
+    pub(crate) fn frozen(&self) -> Option<Arc<Frozen>> {
+        lock(&self.frozen).clone()
     }
 
     pub(crate) fn err(&self, e: impl std::fmt::Display) -> Error {
@@ -134,18 +232,35 @@ fn db_options() -> Options {
 impl TxnDb {
     /// Opens (creating if needed) the store in directory `path`.
     ///
-    /// This is recovery: uncommitted writes of an earlier process were never written to RocksDB,
-    /// and a commit is one atomic RocksDB write, so the store holds exactly the last commit.
+    /// This is recovery: afterwards the store holds exactly the last commit. Under the
+    /// indexed-batch strategy uncommitted writes were never written to RocksDB and a commit is one
+    /// atomic write; under the secondary-store strategy a commit file left by a crash rolls its
+    /// commit forward, and the temporary store's uncommitted writes are thrown away.
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<TxnDb> {
         let path = path.as_ref().to_path_buf();
         std::fs::create_dir_all(&path).map_err(|e| Error::storage(&path, e))?;
         let mut db_opts = db_options();
         db_opts.create_if_missing(true);
         db_opts.create_missing_column_families(true);
-        let cfs = [DATA_CF, OFFSETS_CF].map(|name| ColumnFamilyDescriptor::new(name, db_options()));
+        let cfs = [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, db_options()));
         let db = DB::open_cf_descriptors(&db_opts, &path, cfs).map_err(|e| Error::storage(&path, e))?;
-        log::debug!("opened store {} ({options:?})", path.display());
-        Ok(TxnDb { inner: Arc::new(Inner { db, path, options, staged: Mutex::new(Staged::new()) }) })
+        let inner = Inner {
+            frozen: Mutex::new(None),
+            db,
+            path,
+            options,
+            staged: Mutex::new(Staged::new(1)),
+            generation: AtomicU64::new(1),
+            interrupted: AtomicBool::new(false),
+        };
+        secondary::recover_at_open(&inner)?;
+        log::debug!("opened store {} ({options:?})", inner.path.display());
+        Ok(TxnDb { inner: Arc::new(inner) })
+    }
+
+    /// The options the store was opened with.
+    pub fn options(&self) -> StoreOptions {
+        self.inner.options
     }
 
     /// The directory this store lives in.
@@ -163,6 +278,28 @@ impl TxnDb {
         let inner = &*self.inner;
         let cf = inner.data_cf();
         if committed_only || !inner.options.transactional {
+            let v = match inner.frozen() {
+                Some(frozen) => {
+                    let mut ro = ReadOptions::default();
+                    ro.set_snapshot(&frozen.0);
+                    inner.db.get_pinned_cf_opt(cf, key, &ro)
+                }
+                None => inner.db.get_pinned_cf(cf, key),
+            }
+            .map_err(|e| inner.err(e))?;
+            return Ok(f(v.as_deref()));
+        }
+        if inner.options.secondary() {
+            // The temporary store first; a commit finishing meanwhile only moves the value to the
+            // main store, so reading the main store after a miss is still right.
+            let generation = inner.generation.load(Ordering::Acquire);
+            let tmp = inner
+                .db
+                .get_pinned_cf(inner.txn_cf(), secondary::tmp_key(generation, key))
+                .map_err(|e| inner.err(e))?;
+            if let Some(raw) = tmp {
+                return Ok(f(secondary::decode_value(&raw)));
+            }
             let v = inner.db.get_pinned_cf(cf, key).map_err(|e| inner.err(e))?;
             return Ok(f(v.as_deref()));
         }
@@ -198,6 +335,10 @@ impl TxnDb {
             return self.write_direct(writes);
         }
         let staged = inner.lock_staged();
+        inner.check_not_interrupted()?;
+        if inner.options.secondary() {
+            return self.write_temporary(&staged, writes);
+        }
         let mut batch = lock(&staged.batch);
         for w in writes {
             match w {
@@ -215,9 +356,41 @@ impl TxnDb {
         Ok(())
     }
 
+    /// Secondary-store strategy: writes to the temporary store (one RocksDB write, logged in the
+    /// WAL so that a commit only has to make the WAL durable).
+    fn write_temporary<'a>(&self, staged: &Staged, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        let inner = &*self.inner;
+        let tcf = inner.txn_cf();
+        let mut wb = WriteBatch::default();
+        let (mut bytes, mut records) = (0u64, 0u64);
+        for w in writes {
+            let (k, v) = match w {
+                Write::Put(k, v) => (k, Some(v)),
+                Write::Delete(k) => (k, None),
+                Write::DeleteRange(from, to) => {
+                    lock(&staged.range_deletes).push((from.to_vec(), to.to_vec()));
+                    continue;
+                }
+            };
+            let value = secondary::encode_value(v);
+            let key = secondary::tmp_key(staged.generation, k);
+            bytes += (key.len() + value.len()) as u64;
+            records += 1;
+            wb.put_cf(tcf, key, value);
+        }
+        if records > 0 {
+            inner.db.write(&wb).map_err(|e| inner.err(e))?;
+            staged.tmp_bytes.fetch_add(bytes, Ordering::Relaxed);
+            staged.tmp_writes.fetch_add(records, Ordering::Relaxed);
+        }
+        staged.version.fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
     /// Applies `writes` straight to committed data in one RocksDB write.
     fn write_direct<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         let inner = &*self.inner;
+        inner.check_not_interrupted()?;
         let cf = inner.data_cf();
         let mut wb = WriteBatch::default();
         for w in writes {
@@ -287,6 +460,11 @@ impl TxnDb {
         }
 
         let mut current = inner.lock_staged();
+        inner.check_not_interrupted()?;
+        fault::point("commit:begin");
+        if inner.options.secondary() {
+            return self.commit_secondary(&mut current, offset_writes);
+        }
         {
             // One plain WriteBatch: the staged records (copied from the indexed batch, whose
             // record format is the same), then range deletes and offsets. The indexed batch is
@@ -304,7 +482,44 @@ impl TxnDb {
             }
             inner.db.write_opt(&wb, &wo).map_err(|e| inner.err(e))?;
         }
-        *current = Staged::new();
+        fault::point("commit:after-write");
+        inner.next_transaction(&mut current);
+        Ok(())
+    }
+
+    /// KIP-844's commit protocol (see `secondary.rs`), with the caller holding the `staged` lock.
+    fn commit_secondary(&self, current: &mut Arc<Staged>, offset_writes: Vec<(Vec<u8>, Option<Vec<u8>>)>) -> Result<()> {
+        let inner = &*self.inner;
+        let record = CommitRecord {
+            generation: current.generation,
+            offset_writes,
+            range_deletes: lock(&current.range_deletes).clone(),
+        };
+        // 1. The temporary store is durable: its writes went through the WAL, which is in the OS
+        //    once written (enough for a killed process); fsync it for power loss.
+        if inner.options.sync_commit {
+            inner.db.flush_wal(true).map_err(|e| inner.err(e))?;
+        }
+        fault::point("commit:before-commit-file");
+        // Committed-only readers keep the pre-commit view until the offsets have landed.
+        *lock(&inner.frozen) = Some(Frozen::new(inner));
+        // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
+        if let Err(e) = record.write(&inner.path, inner.options.sync_commit) {
+            if secondary::commit_file_exists(inner) {
+                inner.interrupted.store(true, Ordering::Release);
+            } else {
+                *lock(&inner.frozen) = None;
+            }
+            return Err(e);
+        }
+        fault::point("commit:after-commit-file");
+        // 3-6. Copy, offsets, truncate, delete the commit file.
+        if let Err(e) = secondary::roll_forward(inner, &record, Phase::Commit) {
+            inner.interrupted.store(true, Ordering::Release);
+            return Err(e);
+        }
+        *lock(&inner.frozen) = None;
+        inner.next_transaction(current);
         Ok(())
     }
 
@@ -333,17 +548,33 @@ impl TxnDb {
     /// Applies a batch of changelog records (a `None` value deletes) straight to committed data,
     /// in one RocksDB write. Staged writes, if any, still shadow the restored keys.
     pub fn restore<'a>(&self, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
-        self.write_direct(records.into_iter().map(Write::from))
+        self.restore_writes(records.into_iter().map(Write::from))
     }
 
     /// As [`Self::restore`], for callers that also drop ranges (expired segments).
     pub fn restore_writes<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
-        self.write_direct(writes)
+        self.write_direct(writes)?;
+        fault::point("restore:after-batch");
+        Ok(())
     }
 
-    /// Drops every uncommitted write.
-    pub fn rollback(&self) {
-        *self.inner.lock_staged() = Staged::new();
+    /// Drops every uncommitted write. If a secondary-store commit failed after its commit file
+    /// was written, rolls that commit forward instead (it was decided; KIP-844's `recover`).
+    pub fn rollback(&self) -> Result<()> {
+        let inner = &*self.inner;
+        let mut current = inner.lock_staged();
+        if inner.interrupted.load(Ordering::Acquire) {
+            if let Some(record) = CommitRecord::read(&inner.path)? {
+                secondary::roll_forward(inner, &record, Phase::Recovery)?;
+            }
+            inner.interrupted.store(false, Ordering::Release);
+            *lock(&inner.frozen) = None;
+        } else if inner.options.secondary() {
+            let bytes = current.tmp_bytes.load(Ordering::Relaxed);
+            secondary::truncate_generation(inner, current.generation, bytes)?;
+        }
+        inner.next_transaction(&mut current);
+        Ok(())
     }
 
     /// Bytes held by the uncommitted writes.
@@ -352,6 +583,9 @@ impl TxnDb {
             return 0;
         }
         let staged = self.inner.lock_staged();
+        if self.inner.options.secondary() {
+            return staged.tmp_bytes.load(Ordering::Relaxed);
+        }
         let batch = lock(&staged.batch);
         // An empty batch still holds RocksDB's 12-byte header.
         if batch.is_empty() {
@@ -369,7 +603,11 @@ impl TxnDb {
             .property_int_value_cf(inner.data_cf(), rust_rocksdb::properties::ESTIMATE_NUM_KEYS)
             .map_err(|e| inner.err(e))?
             .unwrap_or(0);
-        let staged = if inner.options.transactional { lock(&inner.lock_staged().batch).len() as u64 } else { 0 };
+        let staged = match (inner.options.transactional, inner.options.secondary()) {
+            (false, _) => 0,
+            (true, true) => inner.lock_staged().tmp_writes.load(Ordering::Relaxed),
+            (true, false) => lock(&inner.lock_staged().batch).len() as u64,
+        };
         Ok(committed.saturating_add(staged))
     }
 }

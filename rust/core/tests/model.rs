@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use txn_rocksdb::{Range, StoreOptions, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy as TxnStrategy, TopicPartition, TxnDb};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -72,9 +72,9 @@ fn tp() -> TopicPartition {
     TopicPartition { topic: "app-store-changelog".into(), partition: 0 }
 }
 
-fn run(ops: Vec<Op>, transactional: bool) {
+fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
     let dir = tempfile::tempdir().unwrap();
-    let opts = StoreOptions { transactional, sync_commit: false };
+    let opts = StoreOptions { transactional, sync_commit: false, strategy };
     let mut db = Some(TxnDb::open(dir.path(), opts).unwrap());
     let mut m = Model::default();
     for op in ops {
@@ -124,7 +124,7 @@ fn run(ops: Vec<Op>, transactional: bool) {
                 m.offset = Some(o);
             }
             Op::Rollback => {
-                s.rollback();
+                s.rollback().unwrap();
                 if transactional {
                     m.staged.clear();
                 }
@@ -161,11 +161,16 @@ proptest! {
 
     #[test]
     fn transactional_store_matches_model(ops in prop::collection::vec(op(), 1..60)) {
-        run(ops, true);
+        run(ops, true, TxnStrategy::IndexedBatch);
+    }
+
+    #[test]
+    fn secondary_store_strategy_matches_model(ops in prop::collection::vec(op(), 1..60)) {
+        run(ops, true, TxnStrategy::SecondaryStore);
     }
 
     #[test]
     fn write_through_store_matches_model(ops in prop::collection::vec(op(), 1..60)) {
-        run(ops, false);
+        run(ops, false, TxnStrategy::IndexedBatch);
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use txn_rocksdb::segmented::SegmentOptions;
 use txn_rocksdb::session::{self, SessionDb, SessionQuery};
 use txn_rocksdb::window::{self, WindowDb, WindowQuery};
-use txn_rocksdb::StoreOptions;
+use txn_rocksdb::{StoreOptions, Strategy as TxnStrategy};
 
 const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 120_000, segment_interval_ms: 60_000 };
 
@@ -101,9 +101,10 @@ fn win_op() -> impl Strategy<Value = WinOp> {
     ]
 }
 
-fn run_window(ops: Vec<WinOp>) {
+fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
+    let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(WindowDb::open(dir.path(), StoreOptions::default(), GEOMETRY).unwrap());
+    let mut db = Some(WindowDb::open(dir.path(), opts, GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -141,7 +142,7 @@ fn run_window(ops: Vec<WinOp>) {
             }
             WinOp::Reopen => {
                 drop(db.take());
-                db = Some(WindowDb::open(dir.path(), StoreOptions::default(), GEOMETRY).unwrap());
+                db = Some(WindowDb::open(dir.path(), opts, GEOMETRY).unwrap());
                 m.reopen();
             }
         }
@@ -173,9 +174,10 @@ fn sess_op() -> impl Strategy<Value = SessOp> {
     ]
 }
 
-fn run_session(ops: Vec<SessOp>) {
+fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
+    let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(SessionDb::open(dir.path(), StoreOptions::default(), GEOMETRY).unwrap());
+    let mut db = Some(SessionDb::open(dir.path(), opts, GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -218,7 +220,7 @@ fn run_session(ops: Vec<SessOp>) {
             }
             SessOp::Reopen => {
                 drop(db.take());
-                db = Some(SessionDb::open(dir.path(), StoreOptions::default(), GEOMETRY).unwrap());
+                db = Some(SessionDb::open(dir.path(), opts, GEOMETRY).unwrap());
                 m.reopen();
             }
         }
@@ -230,11 +232,21 @@ proptest! {
 
     #[test]
     fn window_store_matches_kafka_model(ops in prop::collection::vec(win_op(), 1..50)) {
-        run_window(ops);
+        run_window(ops, TxnStrategy::IndexedBatch);
     }
 
     #[test]
     fn session_store_matches_kafka_model(ops in prop::collection::vec(sess_op(), 1..50)) {
-        run_session(ops);
+        run_session(ops, TxnStrategy::IndexedBatch);
+    }
+
+    #[test]
+    fn secondary_strategy_window_store_matches_kafka_model(ops in prop::collection::vec(win_op(), 1..50)) {
+        run_window(ops, TxnStrategy::SecondaryStore);
+    }
+
+    #[test]
+    fn secondary_strategy_session_store_matches_kafka_model(ops in prop::collection::vec(sess_op(), 1..50)) {
+        run_session(ops, TxnStrategy::SecondaryStore);
     }
 }

@@ -104,7 +104,7 @@ fn iterator_survives_commit_and_rollback() {
     it.next_chunk(10, usize::MAX, |k, _| got.push(k[0])).unwrap();
     db.commit(&[(tp(0), Some(1))], None).unwrap();
     db.put(&[200], Some(b"x")).unwrap();
-    db.rollback();
+    db.rollback().unwrap();
     while it.next_chunk(10, usize::MAX, |k, _| got.push(k[0])).unwrap() > 0 {}
     assert_eq!(got, (0..100u8).rev().collect::<Vec<_>>());
 }

@@ -9,7 +9,7 @@ use crate::handles::{
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::{Range, StoreOptions, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TxnDb};
 
 fn store<'a>(handle: jlong) -> NativeResult<&'a TxnDb> {
     borrow(handle, "store")
@@ -22,15 +22,31 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     path: JString<'l>,
     transactional: jboolean,
     sync_commit: jboolean,
+    strategy: JString<'l>,
 ) -> jlong {
     run(&mut env, |env| {
-        if path.is_null() {
-            return Err(invalid("store path must not be null"));
-        }
-        let path = path.try_to_string(env)?;
-        let options = StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit) };
+        let (path, options) = open_args(env, &path, transactional, sync_commit, &strategy)?;
         Ok(into_handle(TxnDb::open(&path, options)?))
     })
+}
+
+/// The directory and options of a store to open, from `open`'s Java arguments.
+pub(crate) fn open_args(
+    env: &mut jni::Env<'_>,
+    path: &JString<'_>,
+    transactional: jboolean,
+    sync_commit: jboolean,
+    strategy: &JString<'_>,
+) -> NativeResult<(String, StoreOptions)> {
+    if path.is_null() {
+        return Err(invalid("store path must not be null"));
+    }
+    if strategy.is_null() {
+        return Err(invalid("transaction strategy must not be null"));
+    }
+    let path = path.try_to_string(env)?;
+    let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
+    Ok((path, StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit), strategy }))
 }
 
 #[unsafe(no_mangle)]
@@ -244,10 +260,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| {
-        store(handle)?.rollback();
-        Ok(())
-    })
+    run(&mut env, |_| Ok(store(handle)?.rollback()?))
 }
 
 #[unsafe(no_mangle)]

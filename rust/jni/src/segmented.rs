@@ -21,13 +21,17 @@ fn session_store<'a>(handle: jlong) -> NativeResult<&'a SessionDb> {
     borrow(handle, "session store")
 }
 
-fn open_args(env: &mut Env<'_>, path: &JString<'_>, transactional: jboolean, sync_commit: jboolean, retention: jlong, interval: jlong)
-    -> NativeResult<(String, StoreOptions, SegmentOptions)> {
-    if path.is_null() {
-        return Err(invalid("store path must not be null"));
-    }
-    let path = path.try_to_string(env)?;
-    let options = StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit) };
+#[allow(clippy::too_many_arguments)]
+fn open_args(
+    env: &mut Env<'_>,
+    path: &JString<'_>,
+    transactional: jboolean,
+    sync_commit: jboolean,
+    strategy: &JString<'_>,
+    retention: jlong,
+    interval: jlong,
+) -> NativeResult<(String, StoreOptions, SegmentOptions)> {
+    let (path, options) = crate::kv::open_args(env, path, transactional, sync_commit, strategy)?;
     Ok((path, options, SegmentOptions { retention_ms: retention, segment_interval_ms: interval }))
 }
 
@@ -57,11 +61,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     path: JString<'l>,
     transactional: jboolean,
     sync_commit: jboolean,
+    strategy: JString<'l>,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options, geometry) = open_args(env, &path, transactional, sync_commit, retention_ms, segment_interval_ms)?;
+        let (path, options, geometry) =
+            open_args(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
         Ok(into_handle(WindowDb::open(&path, options, geometry)?))
     })
 }
@@ -175,11 +181,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     path: JString<'l>,
     transactional: jboolean,
     sync_commit: jboolean,
+    strategy: JString<'l>,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options, geometry) = open_args(env, &path, transactional, sync_commit, retention_ms, segment_interval_ms)?;
+        let (path, options, geometry) =
+            open_args(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
         Ok(into_handle(SessionDb::open(&path, options, geometry)?))
     })
 }

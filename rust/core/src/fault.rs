@@ -1,0 +1,85 @@
+//! Crash points for tests. With the `fault-injection` feature, [`point`] kills the process with
+//! SIGKILL when the environment names that point:
+//!
+//! `TXN_ROCKSDB_FAULT=<point>` kills at the first hit, `TXN_ROCKSDB_FAULT=<point>@<n>` at the n-th.
+//! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
+//! still cross several of them.
+//!
+//! Without the feature (every release build) both functions compile to nothing.
+
+/// Every crash point, in the order a commit (and then a recovery) passes them.
+pub const POINTS: &[&str] = &[
+    // both strategies
+    "commit:begin",
+    // indexed-batch: the one atomic write has landed
+    "commit:after-write",
+    // secondary-store
+    "commit:before-commit-file",
+    "commit:after-commit-file",
+    "commit:mid-copy",
+    "commit:after-copy",
+    "commit:before-delete-commit-file",
+    "recover:mid-copy",
+    "recover:after-copy",
+    // restoring from the changelog, after each applied batch
+    "restore:after-batch",
+];
+
+#[cfg(feature = "fault-injection")]
+mod imp {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+
+    struct Armed {
+        point: String,
+        hit: u64,
+        seen: AtomicU64,
+    }
+
+    fn armed() -> Option<&'static Armed> {
+        static ARMED: OnceLock<Option<Armed>> = OnceLock::new();
+        ARMED
+            .get_or_init(|| {
+                let spec = std::env::var("TXN_ROCKSDB_FAULT").ok()?;
+                let (point, hit) = match spec.split_once('@') {
+                    Some((p, n)) => (p.to_owned(), n.parse().expect("TXN_ROCKSDB_FAULT=<point>@<n>")),
+                    None => (spec, 1),
+                };
+                assert!(super::POINTS.contains(&point.as_str()), "unknown crash point {point}");
+                Some(Armed { point, hit, seen: AtomicU64::new(0) })
+            })
+            .as_ref()
+    }
+
+    pub fn point(name: &str) {
+        if let Some(a) = armed() {
+            if a.point == name && a.seen.fetch_add(1, Ordering::SeqCst) + 1 == a.hit {
+                eprintln!("txn-rocksdb fault injection: SIGKILL at {name}");
+                // SAFETY: plain libc calls; the process ends here.
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+                loop {
+                    std::thread::park();
+                }
+            }
+        }
+    }
+
+    pub fn copy_batch_bytes(default: usize) -> usize {
+        std::env::var("TXN_ROCKSDB_COPY_BATCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    }
+}
+
+#[cfg(not(feature = "fault-injection"))]
+mod imp {
+    #[inline(always)]
+    pub fn point(_name: &str) {}
+
+    #[inline(always)]
+    pub fn copy_batch_bytes(default: usize) -> usize {
+        default
+    }
+}
+
+pub(crate) use imp::{copy_batch_bytes, point};
