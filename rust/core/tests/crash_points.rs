@@ -429,3 +429,16 @@ fn random_writes_commits_and_crashes_match_a_store_that_never_crashed() {
         }
     }
 }
+
+#[test]
+fn a_commit_interrupted_under_secondary_store_rolls_forward_when_reopened_with_indexed_batch() {
+    for kind in Kind::ALL {
+        let states = reference(kind, Strategy::SecondaryStore, SEED, COMMITS);
+        let dir = tempfile::tempdir().unwrap();
+        let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
+        let run = run_child(dir.path(), kind, Strategy::SecondaryStore, program, "commit:after-commit-file@1");
+        assert!(run.killed && run.last_commit_started == Some(0));
+        // recovery does not depend on the strategy the store is reopened with
+        assert_state(dir.path(), kind, Strategy::IndexedBatch, &states[1], &format!("{kind:?} switched to indexed-batch"));
+    }
+}

@@ -2,14 +2,38 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use txn_rocksdb::{Range, StoreOptions, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, TxnDb};
 
 fn tp(p: i32) -> TopicPartition {
     TopicPartition { topic: "app-counts-changelog".into(), partition: p }
 }
 
 fn open(dir: &std::path::Path) -> TxnDb {
-    TxnDb::open(dir, StoreOptions::default()).unwrap()
+    open_with(dir, Strategy::IndexedBatch)
+}
+
+fn open_with(dir: &std::path::Path, strategy: Strategy) -> TxnDb {
+    TxnDb::open(dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap()
+}
+
+/// Runs a test body once per transaction strategy.
+macro_rules! both_strategies {
+    ($(fn $name:ident($strategy:ident) $body:block)*) => {
+        $(
+            mod $name {
+                use super::*;
+                fn run($strategy: Strategy) $body
+                #[test]
+                fn indexed_batch() {
+                    run(Strategy::IndexedBatch)
+                }
+                #[test]
+                fn secondary_store() {
+                    run(Strategy::SecondaryStore)
+                }
+            }
+        )*
+    };
 }
 
 fn offsets(db: &TxnDb) -> Vec<(TopicPartition, i64)> {
@@ -65,10 +89,10 @@ fn uncommitted_writes_vanish_on_reopen_and_committed_survive() {
     assert_eq!(db.approximate_uncommitted_bytes(), 0);
 }
 
-#[test]
-fn iterating_while_deleting_every_key_sees_every_key_once() {
+both_strategies! {
+fn iterating_while_deleting_every_key_sees_every_key_once(strategy) {
     let dir = tempfile::tempdir().unwrap();
-    let db = open(dir.path());
+    let db = open_with(dir.path(), strategy);
     for i in 0..500u32 {
         db.put(&i.to_be_bytes(), Some(b"committed")).unwrap();
     }
@@ -90,12 +114,12 @@ fn iterating_while_deleting_every_key_sees_every_key_once() {
     }
     assert_eq!(seen, (0..1000).collect::<Vec<_>>());
     assert!(db.range(Range::all()).unwrap().collect_all().unwrap().is_empty());
-}
+}}
 
-#[test]
-fn iterator_survives_commit_and_rollback() {
+both_strategies! {
+fn iterator_survives_commit_and_rollback(strategy) {
     let dir = tempfile::tempdir().unwrap();
-    let db = open(dir.path());
+    let db = open_with(dir.path(), strategy);
     for i in 0..100u8 {
         db.put(&[i], Some(&[i])).unwrap();
     }
@@ -107,12 +131,12 @@ fn iterator_survives_commit_and_rollback() {
     db.rollback().unwrap();
     while it.next_chunk(10, usize::MAX, |k, _| got.push(k[0])).unwrap() > 0 {}
     assert_eq!(got, (0..100u8).rev().collect::<Vec<_>>());
-}
+}}
 
-#[test]
-fn committed_only_iterator_ignores_staged_writes() {
+both_strategies! {
+fn committed_only_iterator_ignores_staged_writes(strategy) {
     let dir = tempfile::tempdir().unwrap();
-    let db = open(dir.path());
+    let db = open_with(dir.path(), strategy);
     db.put(b"a", Some(b"1")).unwrap();
     db.commit(&[], None).unwrap();
     db.put(b"b", Some(b"2")).unwrap();
@@ -121,7 +145,7 @@ fn committed_only_iterator_ignores_staged_writes() {
     assert_eq!(committed, vec![(b"a".to_vec(), b"1".to_vec())]);
     let live = db.range(Range::all()).unwrap().collect_all().unwrap();
     assert_eq!(live, vec![(b"b".to_vec(), b"2".to_vec())]);
-}
+}}
 
 #[test]
 fn prefix_and_byte_budget() {
