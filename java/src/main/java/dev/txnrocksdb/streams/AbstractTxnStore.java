@@ -20,8 +20,8 @@ abstract class AbstractTxnStore implements TransactionalStateStore {
     /** The shared machinery; subclasses open it in {@code init}. */
     final StoreCore core;
 
-    AbstractTxnStore(String name, boolean transactional) {
-        this.core = new StoreCore(name, transactional);
+    AbstractTxnStore(String name, boolean transactional, TransactionStrategy strategy) {
+        this.core = new StoreCore(name, transactional, strategy);
     }
 
     @Override
@@ -45,6 +45,18 @@ abstract class AbstractTxnStore implements TransactionalStateStore {
     @Override
     public boolean transactional() {
         return core.transactional();
+    }
+
+    /**
+     * Where this store keeps uncommitted writes. Once the store has been initialized: the strategy
+     * it was opened with (its own, or else {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}).
+     * Before that: its own strategy, or null when it takes the configured one. A write-through
+     * store has no uncommitted writes, so for it the value has no effect.
+     *
+     * @return the transaction strategy, or null before init for a store without its own
+     */
+    public TransactionStrategy transactionStrategy() {
+        return core.transactionStrategy();
     }
 
     @Override
@@ -73,7 +85,10 @@ abstract class AbstractTxnStore implements TransactionalStateStore {
      * {@code -4}, Kafka's "unknown") is stored as given. A store that is not open has nothing to
      * commit, so this returns without effect, as Kafka's RocksDB stores do.
      *
-     * @throws ProcessorStateException if the commit fails; then nothing of it is durable
+     * @throws ProcessorStateException if the commit fails. Under {@link TransactionStrategy#INDEXED_BATCH}
+     *     nothing of it is then durable. Under {@link TransactionStrategy#SECONDARY_STORE} a commit
+     *     that fails after its commit file was written is decided: the store refuses further
+     *     writes until {@link #recover(long)} rolls it forward, or reopening the store does.
      */
     @Override
     public void commit(Map<TopicPartition, Long> changelogOffsets) {
@@ -85,6 +100,14 @@ abstract class AbstractTxnStore implements TransactionalStateStore {
         core.commit(changelogOffset);
     }
 
+    /**
+     * KIP-844's recover: drops the uncommitted writes and returns the committed changelog offset
+     * (or {@code changelogOffset} if none is committed). Under {@link TransactionStrategy#SECONDARY_STORE},
+     * if the last commit failed after its commit file was written, that commit is rolled forward
+     * instead, and the offset returned is the one it committed.
+     *
+     * @throws ProcessorStateException if dropping the writes or rolling the commit forward fails
+     */
     @Override
     public long recover(long changelogOffset) {
         return core.recover(changelogOffset);

@@ -51,7 +51,21 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
      * @throws NullPointerException if {@code name} is null
      */
     public TxnKeyValueStore(String name, boolean transactional) {
-        super(name, transactional);
+        this(name, transactional, null);
+    }
+
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
+     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+        super(name, transactional, strategy);
         this.reads = new NativeReadView(core::handle, false);
         this.committedReads = new NativeReadView(core::handle, true);
     }
@@ -68,7 +82,8 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
     @Override
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
-            (dir, settings) -> NativeStoreHandle.open(core.name(), dir, core.transactional(), settings.syncCommit()),
+            (dir, settings) -> NativeStoreHandle.open(core.name(), dir, core.transactional(), settings.syncCommit(),
+                settings.transactionStrategy()),
             NativeKeyValueStore::restore);
     }
 

@@ -3,14 +3,16 @@ package dev.txnrocksdb.streams;
 import java.util.Objects;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 
-/** What the plain and timestamped key-value suppliers share: name, mode, metrics scope. */
+/** What the plain and timestamped key-value suppliers share: name, mode, strategy, metrics scope. */
 abstract class TxnKeyValueSupplierBase implements KeyValueBytesStoreSupplier {
     private final String name;
     private final boolean transactional;
+    private final TransactionStrategy strategy;
 
-    TxnKeyValueSupplierBase(String name, boolean transactional) {
+    TxnKeyValueSupplierBase(String name, boolean transactional, TransactionStrategy strategy) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.transactional = transactional;
+        this.strategy = strategy;
     }
 
     @Override
@@ -33,8 +35,19 @@ abstract class TxnKeyValueSupplierBase implements KeyValueBytesStoreSupplier {
         return transactional;
     }
 
+    /**
+     * The transaction strategy the supplied stores use instead of the application's
+     * {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @return the supplier's own strategy, or null when the stores take the configured one
+     */
+    public TransactionStrategy transactionStrategy() {
+        return strategy;
+    }
+
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "{name=" + name + ", transactional=" + transactional + "}";
+        return getClass().getSimpleName() + "{name=" + name + ", transactional=" + transactional
+            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + "}";
     }
 }

@@ -23,6 +23,21 @@ public final class TxnRocksDBConfig {
     public static final boolean COMMIT_SYNC_DEFAULT = false;
 
     /**
+     * {@value}: string, {@code indexed-batch} (default) or {@code secondary-store}. Where
+     * transactional stores keep their uncommitted writes: in memory, committed with one atomic
+     * write ({@code indexed-batch}), or in a temporary store on disk, so a transaction may be far
+     * larger than memory, at the cost of writing every record twice ({@code secondary-store}).
+     * See {@link TransactionStrategy} for when to pick which. A strategy passed to a
+     * {@link TxnStores} factory method overrides this entry for that store; write-through stores
+     * ignore it. A malformed value makes the store's initialization fail with a
+     * {@link org.apache.kafka.common.config.ConfigException} naming this key.
+     */
+    public static final String TRANSACTION_STRATEGY_CONFIG = "txn.rocksdb.transaction.strategy";
+
+    /** Default of {@link #TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}. */
+    public static final String TRANSACTION_STRATEGY_DEFAULT = "indexed-batch";
+
+    /**
      * {@value}: long, bytes. Size of the one LRU block cache shared by every txn-rocksdb store of
      * the process. When neither this nor {@link #MEMORY_WRITE_BUFFER_BYTES_CONFIG} is set the
      * native defaults apply (a bounded budget, see {@link #MEMORY_BLOCK_CACHE_BYTES_DEFAULT}).

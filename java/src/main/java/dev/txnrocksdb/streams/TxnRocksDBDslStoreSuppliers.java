@@ -25,7 +25,8 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * </ul>
  * It needs no {@link #configure} call (Kafka does not call it for a topology-level or per-operator
  * setting); when Kafka does call it, {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG} chooses
- * transactional (default) or write-through stores. Store settings ({@link TxnRocksDBConfig}) are
+ * transactional (default) or write-through stores. Store settings ({@link TxnRocksDBConfig}),
+ * the transaction strategy ({@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}) included, are
  * read by each store from the application configuration when it is initialized.
  *
  * <p><b>Mapping.</b> Kafka's arguments are validated as by Kafka's suppliers; segment intervals are
@@ -128,14 +129,15 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
         WindowBytesStoreSupplier supplier;
         if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
             supplier = TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                params.retainDuplicates(), true, transactional,
+                params.retainDuplicates(), true, transactional, null,
                 // Kafka's headers-format time-ordered store is always indexed.
                 params.isSlidingWindow() || format == DslStoreFormat.HEADERS
                     ? TxnWindowStore.Layout.TIME_ORDERED_INDEXED
                     : TxnWindowStore.Layout.TIME_ORDERED);
         } else {
             supplier = TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                params.retainDuplicates(), format != DslStoreFormat.PLAIN, transactional, TxnWindowStore.Layout.KEY_FIRST);
+                params.retainDuplicates(), format != DslStoreFormat.PLAIN, transactional, null,
+                TxnWindowStore.Layout.KEY_FIRST);
         }
         return format == DslStoreFormat.HEADERS ? HeadersFormatSuppliers.window(supplier) : supplier;
     }
@@ -143,7 +145,7 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
         SessionBytesStoreSupplier supplier = TxnStores.sessionStore(params.name(), params.retentionPeriod(), transactional,
-            params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE);
+            null, params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE);
         return params.storeFormat() == DslStoreFormat.HEADERS ? HeadersFormatSuppliers.session(supplier) : supplier;
     }
 

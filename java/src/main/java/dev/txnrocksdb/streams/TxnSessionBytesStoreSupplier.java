@@ -20,6 +20,7 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
     private final long retentionPeriod;
     private final long segmentInterval;
     private final boolean transactional;
+    private final TransactionStrategy strategy;
     private final boolean emitFinal;
 
     /**
@@ -31,14 +32,31 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
      * @throws NullPointerException if {@code name} is null
      */
     public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional) {
-        this(name, retentionPeriod, transactional, false);
+        this(name, retentionPeriod, transactional, null, false);
     }
 
-    TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional, boolean emitFinal) {
+    /**
+     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     *
+     * @param name the store name
+     * @param retentionPeriod the retention period in ms
+     * @param transactional whether the stores stage writes until commit
+     * @param strategy where the stores keep uncommitted writes; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional,
+                                        TransactionStrategy strategy) {
+        this(name, retentionPeriod, transactional, strategy, false);
+    }
+
+    TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy,
+                                 boolean emitFinal) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = TxnWindowBytesStoreSupplier.defaultSegmentInterval(retentionPeriod);
         this.transactional = transactional;
+        this.strategy = strategy;
         this.emitFinal = emitFinal;
     }
 
@@ -50,7 +68,7 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
     /** A new, unopened store on every call. */
     @Override
     public SessionStore<Bytes, byte[]> get() {
-        return new TxnSessionStore(name, retentionPeriod, segmentInterval, transactional, emitFinal);
+        return new TxnSessionStore(name, retentionPeriod, segmentInterval, transactional, strategy, emitFinal);
     }
 
     /** {@value #METRICS_SCOPE}. */
@@ -78,9 +96,20 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
         return transactional;
     }
 
+    /**
+     * The transaction strategy the supplied stores use instead of the application's
+     * {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @return the supplier's own strategy, or null when the stores take the configured one
+     */
+    public TransactionStrategy transactionStrategy() {
+        return strategy;
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{name=" + name + ", retentionPeriod=" + retentionPeriod
-            + ", segmentInterval=" + segmentInterval + ", transactional=" + transactional + ", emitFinal=" + emitFinal + "}";
+            + ", segmentInterval=" + segmentInterval + ", transactional=" + transactional
+            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + ", emitFinal=" + emitFinal + "}";
     }
 }

@@ -69,12 +69,33 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
      *     {@code segmentInterval} is not positive
      */
     public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional) {
-        this(name, retentionPeriod, segmentInterval, transactional, false);
+        this(name, retentionPeriod, segmentInterval, transactional, null, false);
+    }
+
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
+     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     *
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
+     *     {@code segmentInterval} is not positive
+     * @see #TxnSessionStore(String, long, long, boolean)
+     */
+    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
+                           TransactionStrategy strategy) {
+        this(name, retentionPeriod, segmentInterval, transactional, strategy, false);
     }
 
     /** @param emitFinal whether to answer {@link #findSessions(long, long)} (emit-final aggregations) */
     TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional, boolean emitFinal) {
-        super(name, transactional);
+        this(name, retentionPeriod, segmentInterval, transactional, null, emitFinal);
+    }
+
+    TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
+                    TransactionStrategy strategy, boolean emitFinal) {
+        super(name, transactional, strategy);
         if (retentionPeriod < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
@@ -103,7 +124,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
             (dir, settings) -> NativeStoreHandle.openSessionStore(core.name(), dir, core.transactional(),
-                settings.syncCommit(), retentionPeriod, segmentInterval),
+                settings.syncCommit(), settings.transactionStrategy(), retentionPeriod, segmentInterval),
             NativeSessionStore::restore);
         this.expiredRecords = ExpiredRecords.forContext(context);
     }

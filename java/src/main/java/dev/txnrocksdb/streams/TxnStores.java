@@ -26,6 +26,17 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * <p>Window and session suppliers validate their arguments with the exceptions and messages of
  * Kafka's {@code Stores}. To use txn-rocksdb stores for every DSL operator at once, see
  * {@link TxnRocksDBDslStoreSuppliers}.
+ *
+ * <p><b>Transaction strategy.</b> Transactional stores keep their uncommitted writes as the
+ * application's {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG} says (default
+ * {@code indexed-batch}). The {@code persistentTransactional...} overloads that take a
+ * {@link TransactionStrategy} fix it for one store, whatever the configuration says:
+ *
+ * <pre>{@code
+ * // a large aggregation whose transactions may outgrow memory
+ * Materialized.as(TxnStores.persistentTransactionalTimestampedKeyValueStore("totals",
+ *     TransactionStrategy.SECONDARY_STORE))
+ * }</pre>
  */
 public final class TxnStores {
     private TxnStores() {}
@@ -70,6 +81,21 @@ public final class TxnStores {
     }
 
     /**
+     * A persistent transactional key-value store supplier whose stores use {@code strategy},
+     * overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnKeyValueStore}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     */
+    public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(String name,
+                                                                                  TransactionStrategy strategy) {
+        Objects.requireNonNull(name, "name cannot be null");
+        return new TxnKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
+    }
+
+    /**
      * A persistent transactional timestamped key-value store supplier:
      * {@code persistentTimestampedKeyValueStore(name, true)}.
      *
@@ -79,6 +105,21 @@ public final class TxnStores {
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name) {
         return persistentTimestampedKeyValueStore(name, true);
+    }
+
+    /**
+     * A persistent transactional timestamped key-value store supplier whose stores use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnTimestampedKeyValueStore}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     */
+    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name,
+                                                                                             TransactionStrategy strategy) {
+        Objects.requireNonNull(name, "name cannot be null");
+        return new TxnTimestampedKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
     }
 
     // ---------------------------------------------------------------- window stores
@@ -100,7 +141,7 @@ public final class TxnStores {
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates,
                                                                  boolean transactional) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional, null);
     }
 
     /**
@@ -115,7 +156,7 @@ public final class TxnStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
                                                                             Duration windowSize, boolean retainDuplicates,
                                                                             boolean transactional) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional);
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional, null);
     }
 
     /**
@@ -132,6 +173,26 @@ public final class TxnStores {
     }
 
     /**
+     * A persistent transactional window store supplier whose stores use {@code strategy},
+     * overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long windows are kept (at least {@code windowSize})
+     * @param windowSize the size of the windows (cannot be negative)
+     * @param retainDuplicates whether to keep every put, as stream-stream joins need
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnWindowStore}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(String name, Duration retentionPeriod,
+                                                                              Duration windowSize,
+                                                                              boolean retainDuplicates,
+                                                                              TransactionStrategy strategy) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, true, requireStrategy(strategy));
+    }
+
+    /**
      * A persistent transactional timestamped window store supplier:
      * {@code persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true)}.
      *
@@ -143,6 +204,27 @@ public final class TxnStores {
                                                                                          Duration windowSize,
                                                                                          boolean retainDuplicates) {
         return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /**
+     * A persistent transactional timestamped window store supplier whose stores use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long windows are kept (at least {@code windowSize})
+     * @param windowSize the size of the windows (cannot be negative)
+     * @param retainDuplicates whether to keep every put, as stream-stream joins need
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnTimestampedWindowStore}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(String name,
+                                                                                         Duration retentionPeriod,
+                                                                                         Duration windowSize,
+                                                                                         boolean retainDuplicates,
+                                                                                         TransactionStrategy strategy) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, true, requireStrategy(strategy));
     }
 
     // ---------------------------------------------------------------- session stores
@@ -163,19 +245,23 @@ public final class TxnStores {
      */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
                                                                    boolean transactional) {
-        return sessionStore(name, retentionPeriod, transactional, false);
+        return sessionStore(name, retentionPeriod, transactional, null, false);
     }
 
-    /** Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier. */
+    /**
+     * Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier.
+     *
+     * @param strategy the stores' own transaction strategy, or null for the configured one
+     */
     static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
-                                                     boolean emitFinal) {
+                                                     TransactionStrategy strategy, boolean emitFinal) {
         Objects.requireNonNull(name, "name cannot be null");
         String msgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionPeriodMs = validateMillisecondDuration(retentionPeriod, msgPrefix);
         if (retentionPeriodMs < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
-        return new TxnSessionBytesStoreSupplier(name, retentionPeriodMs, transactional, emitFinal);
+        return new TxnSessionBytesStoreSupplier(name, retentionPeriodMs, transactional, strategy, emitFinal);
     }
 
     /**
@@ -188,10 +274,30 @@ public final class TxnStores {
         return persistentSessionStore(name, retentionPeriod, true);
     }
 
-    /** Kafka's {@code Stores.persistentWindowStore} argument checks, then our supplier. */
+    /**
+     * A persistent transactional session store supplier whose stores use {@code strategy},
+     * overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnSessionStore}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStore(String name, Duration retentionPeriod,
+                                                                                TransactionStrategy strategy) {
+        return sessionStore(name, retentionPeriod, true, requireStrategy(strategy), false);
+    }
+
+    /**
+     * Kafka's {@code Stores.persistentWindowStore} argument checks, then our supplier.
+     *
+     * @param strategy the stores' own transaction strategy, or null for the configured one
+     */
     static TxnWindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                    boolean retainDuplicates, boolean timestamped, boolean transactional,
-                                                   TxnWindowStore.Layout layout) {
+                                                   TransactionStrategy strategy, TxnWindowStore.Layout layout) {
         Objects.requireNonNull(name, "name cannot be null");
         String rpMsgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionMs = validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
@@ -209,13 +315,17 @@ public final class TxnStores {
                 + retentionPeriod + "]");
         }
         return new TxnWindowBytesStoreSupplier(name, retentionMs, windowSizeMs, retainDuplicates, timestamped,
-            transactional, layout);
+            transactional, strategy, layout);
     }
 
     private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                         boolean retainDuplicates, boolean timestamped,
-                                                        boolean transactional) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional,
+                                                        boolean transactional, TransactionStrategy strategy) {
+        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
             TxnWindowStore.Layout.KEY_FIRST);
+    }
+
+    private static TransactionStrategy requireStrategy(TransactionStrategy strategy) {
+        return Objects.requireNonNull(strategy, "strategy cannot be null");
     }
 }

@@ -16,12 +16,23 @@ public final class TxnTimestampedKeyValueBytesStoreSupplier extends TxnKeyValueS
      * @throws NullPointerException if {@code name} is null
      */
     public TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional) {
-        super(name, transactional);
+        this(name, transactional, null);
+    }
+
+    /**
+     * @param name the store name
+     * @param transactional whether the supplied stores stage writes until commit
+     * @param strategy where the supplied stores keep uncommitted writes; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional, TransactionStrategy strategy) {
+        super(name, transactional, strategy);
     }
 
     /** A new, unopened store on every call. */
     @Override
     public KeyValueStore<Bytes, byte[]> get() {
-        return new TxnTimestampedKeyValueStore(name(), transactional());
+        return new TxnTimestampedKeyValueStore(name(), transactional(), transactionStrategy());
     }
 }

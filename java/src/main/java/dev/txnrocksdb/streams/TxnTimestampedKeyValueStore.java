@@ -19,4 +19,17 @@ public class TxnTimestampedKeyValueStore extends TxnKeyValueStore implements Tim
     public TxnTimestampedKeyValueStore(String name, boolean transactional) {
         super(name, transactional);
     }
+
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer {@link TxnStores}.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnTimestampedKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+        super(name, transactional, strategy);
+    }
 }

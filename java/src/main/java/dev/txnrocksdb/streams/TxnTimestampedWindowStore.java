@@ -20,8 +20,24 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional);
     }
 
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer {@link TxnStores}.
+     *
+     * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean, TransactionStrategy)
+     */
+    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                                     boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy);
+    }
+
     TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
                               boolean retainDuplicates, boolean transactional, Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, layout);
+    }
+
+    TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                              boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
+                              Layout layout) {
+        super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, layout);
     }
 }

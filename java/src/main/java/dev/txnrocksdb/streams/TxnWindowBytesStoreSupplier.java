@@ -25,6 +25,7 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
     private final boolean retainDuplicates;
     private final boolean timestamped;
     private final boolean transactional;
+    private final TransactionStrategy strategy;
     private final TxnWindowStore.Layout layout;
 
     /**
@@ -41,11 +42,32 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
      */
     public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
                                        boolean timestamped, boolean transactional) {
-        this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, TxnWindowStore.Layout.KEY_FIRST);
+        this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, null);
+    }
+
+    /**
+     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     *
+     * @param name the store name
+     * @param retentionPeriod the retention period in ms
+     * @param windowSize the window size in ms
+     * @param retainDuplicates whether every put is kept under its own seqnum
+     * @param timestamped whether the stores keep values as {@code [8-byte timestamp][value]}
+     *     ({@link TxnTimestampedWindowStore})
+     * @param transactional whether the stores stage writes until commit
+     * @param strategy where the stores keep uncommitted writes; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
+                                       boolean timestamped, boolean transactional, TransactionStrategy strategy) {
+        this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
+            TxnWindowStore.Layout.KEY_FIRST);
     }
 
     TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                boolean timestamped, boolean transactional, TxnWindowStore.Layout layout) {
+                                boolean timestamped, boolean transactional, TransactionStrategy strategy,
+                                TxnWindowStore.Layout layout) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = defaultSegmentInterval(retentionPeriod);
@@ -53,6 +75,7 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
         this.retainDuplicates = retainDuplicates;
         this.timestamped = timestamped;
         this.transactional = transactional;
+        this.strategy = strategy;
         this.layout = layout;
     }
 
@@ -71,8 +94,9 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
     public WindowStore<Bytes, byte[]> get() {
         return timestamped
             ? new TxnTimestampedWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates,
-                transactional, layout)
-            : new TxnWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, layout);
+                transactional, strategy, layout)
+            : new TxnWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional,
+                strategy, layout);
     }
 
     /** {@value #METRICS_SCOPE}. */
@@ -115,11 +139,21 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
         return transactional;
     }
 
+    /**
+     * The transaction strategy the supplied stores use instead of the application's
+     * {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @return the supplier's own strategy, or null when the stores take the configured one
+     */
+    public TransactionStrategy transactionStrategy() {
+        return strategy;
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{name=" + name + ", retentionPeriod=" + retentionPeriod
             + ", segmentInterval=" + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates="
             + retainDuplicates + ", timestamped=" + timestamped + ", transactional=" + transactional
-            + ", layout=" + layout + "}";
+            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + ", layout=" + layout + "}";
     }
 }

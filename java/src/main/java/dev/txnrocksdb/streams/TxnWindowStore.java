@@ -97,12 +97,33 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
      */
     public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
                           boolean retainDuplicates, boolean transactional) {
-        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, Layout.KEY_FIRST);
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, null, Layout.KEY_FIRST);
+    }
+
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
+     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     *
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
+     *     {@code segmentInterval} is not positive
+     * @see #TxnWindowStore(String, long, long, long, boolean, boolean)
+     */
+    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                          boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, Layout.KEY_FIRST);
     }
 
     TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
                    boolean transactional, Layout layout) {
-        super(name, transactional);
+        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, null, layout);
+    }
+
+    TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
+                   boolean transactional, TransactionStrategy strategy, Layout layout) {
+        super(name, transactional, strategy);
         if (retentionPeriod < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
@@ -145,7 +166,7 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
             : retentionPeriod + 1;
         core.init(context, root,
             (dir, settings) -> NativeStoreHandle.openWindowStore(core.name(), dir, core.transactional(),
-                settings.syncCommit(), nativeRetention, segmentInterval),
+                settings.syncCommit(), settings.transactionStrategy(), nativeRetention, segmentInterval),
             NativeWindowStore::restore);
         this.expiredRecords = ExpiredRecords.forContext(context);
         this.cachedAbove = cachingLayerAbove(root, this);

@@ -60,9 +60,14 @@ abstract class AbstractTxnSessionStoreTest {
     /** Whether the stores under test are transactional. */
     abstract boolean transactional();
 
+    /** The stores' own transaction strategy; null: the configured one (default indexed-batch). */
+    TransactionStrategy strategy() {
+        return null;
+    }
+
     <K, V> SessionStore<K, V> buildSessionStore(long retentionPeriod, Serde<K> keySerde, Serde<V> valueSerde) {
-        return Stores.sessionStoreBuilder(TxnStores.persistentSessionStore(STORE_NAME, ofMillis(retentionPeriod),
-            transactional()), keySerde, valueSerde).build();
+        return Stores.sessionStoreBuilder(TxnStores.sessionStore(STORE_NAME, ofMillis(retentionPeriod),
+            transactional(), strategy(), false), keySerde, valueSerde).build();
     }
 
     @BeforeEach
@@ -147,7 +152,7 @@ abstract class AbstractTxnSessionStoreTest {
 
         sessionStore.close();
         sessionStore = Stores.sessionStoreBuilder(TxnStores.sessionStore(STORE_NAME, ofMillis(RETENTION_PERIOD),
-            transactional(), true), Serdes.String(), Serdes.Long()).build();
+            transactional(), strategy(), true), Serdes.String(), Serdes.Long()).build();
         sessionStore.init((StateStoreContext) context, sessionStore);
         sessionStore.put(session("a", 0, 0), 5L);
         assertEquals(List.of(KeyValue.pair(session("a", 0, 0), 5L)), toList(sessionStore.findSessions(0L, 0L)));

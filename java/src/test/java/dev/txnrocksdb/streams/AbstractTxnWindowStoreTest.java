@@ -72,6 +72,11 @@ abstract class AbstractTxnWindowStoreTest {
     /** Whether the stores under test are transactional. */
     abstract boolean transactional();
 
+    /** The stores' own transaction strategy; null: the configured one (default indexed-batch). */
+    TransactionStrategy strategy() {
+        return null;
+    }
+
     /** Whether the store under test is the time-ordered (emit-final) layout. */
     boolean timeOrdered() {
         return false;
@@ -81,9 +86,9 @@ abstract class AbstractTxnWindowStoreTest {
                                               Serde<K> keySerde, Serde<V> valueSerde) {
         TxnWindowBytesStoreSupplier supplier = timeOrdered()
             ? TxnStores.windowStore(STORE_NAME, ofMillis(retentionPeriod), ofMillis(windowSize), retainDuplicates, false,
-                transactional(), TxnWindowStore.Layout.TIME_ORDERED)
-            : (TxnWindowBytesStoreSupplier) TxnStores.persistentWindowStore(STORE_NAME, ofMillis(retentionPeriod),
-                ofMillis(windowSize), retainDuplicates, transactional());
+                transactional(), strategy(), TxnWindowStore.Layout.TIME_ORDERED)
+            : TxnStores.windowStore(STORE_NAME, ofMillis(retentionPeriod), ofMillis(windowSize), retainDuplicates, false,
+                transactional(), strategy(), TxnWindowStore.Layout.KEY_FIRST);
         return Stores.windowStoreBuilder(supplier, keySerde, valueSerde).build();
     }
 

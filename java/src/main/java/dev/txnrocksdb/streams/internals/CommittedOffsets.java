@@ -41,6 +41,12 @@ public final class CommittedOffsets {
         }
     }
 
+    /** Replaces every offset with those read back from the store (after a recovery). */
+    public synchronized void replaceWith(Map<TopicPartition, Long> loaded) {
+        offsets.clear();
+        offsets.putAll(loaded);
+    }
+
     /** A copy of every committed offset. */
     public synchronized Map<TopicPartition, Long> snapshot() {
         return new HashMap<>(offsets);

@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import dev.txnrocksdb.streams.internals.nativeapi.OffsetsCodec;
@@ -40,28 +41,34 @@ public final class StoreCore {
     public interface Opener {
         /**
          * @param dir the store's directory (created)
-         * @param settings the application's txn-rocksdb settings
+         * @param settings the application's txn-rocksdb settings, with the store's own
+         *     transaction strategy if it has one
          */
         NativeStoreHandle open(Path dir, StoreSettings settings);
     }
 
     private final String name;
     private final boolean transactional;
+    private final TransactionStrategy storeStrategy;
 
     private volatile NativeStoreHandle handle;
     private volatile PositionTracker positions = new PositionTracker(Position.emptyPosition(), true);
     private volatile CommittedOffsets committedOffsets = new CommittedOffsets(Map.of());
     private volatile TopicPartition contextChangelogPartition;
     private volatile StateStoreContext context;
+    private volatile TransactionStrategy openedStrategy;
 
     /**
      * @param name the store name (also its directory name)
      * @param transactional true: stage writes until commit; false: write-through
+     * @param storeStrategy the store's own transaction strategy, or null for the configured one
+     *     ({@code txn.rocksdb.transaction.strategy})
      * @throws NullPointerException if {@code name} is null
      */
-    public StoreCore(String name, boolean transactional) {
+    public StoreCore(String name, boolean transactional, TransactionStrategy storeStrategy) {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.transactional = transactional;
+        this.storeStrategy = storeStrategy;
     }
 
     public String name() {
@@ -70,6 +77,15 @@ public final class StoreCore {
 
     public boolean transactional() {
         return transactional;
+    }
+
+    /**
+     * The transaction strategy: once the store has been initialized, the one it was opened with;
+     * before that, the store's own strategy, or null if it takes the configured one.
+     */
+    public TransactionStrategy transactionStrategy() {
+        TransactionStrategy opened = openedStrategy;
+        return opened != null ? opened : storeStrategy;
     }
 
     /**
@@ -96,7 +112,7 @@ public final class StoreCore {
         if (isOpen()) {
             throw new ProcessorStateException("Store " + name + " is already open");
         }
-        StoreSettings settings = StoreSettings.from(context.appConfigs());
+        StoreSettings settings = StoreSettings.from(context.appConfigs()).withTransactionStrategy(storeStrategy);
         settings.validate(name, transactional);
         settings.applyMemoryBudget();
         Path dir = context.stateDir().toPath().resolve(name);
@@ -109,12 +125,12 @@ public final class StoreCore {
         try {
             Map<TopicPartition, Long> offsets =
                 OffsetsCodec.decodeOffsets(opened.callEngine(NativeKeyValueStore::committedOffsets));
-            byte[] positionBytes = opened.callEngine(NativeKeyValueStore::committedPosition);
-            Position committedPosition = positionBytes == null ? Position.emptyPosition() : PositionCodec.decode(positionBytes, name);
+            Position committedPosition = readCommittedPosition(opened);
             this.committedOffsets = new CommittedOffsets(offsets);
             this.positions = new PositionTracker(committedPosition, transactional);
             this.contextChangelogPartition = changelogPartitionOf(context, name);
             this.context = context;
+            this.openedStrategy = settings.transactionStrategy();
             this.handle = opened;
         } catch (RuntimeException e) {
             opened.close();
@@ -184,10 +200,24 @@ public final class StoreCore {
         }
     }
 
-    /** {@code TransactionalStateStore#recover(long)}. */
+    /**
+     * {@code TransactionalStateStore#recover(long)}: drops the uncommitted writes, or rolls a
+     * secondary-store commit that failed half-way forward (see {@link NativeKeyValueStore#rollback}),
+     * then returns the committed offset of the store's changelog partition as the native store
+     * now holds it (the roll-forward may have moved it), or {@code changelogOffset} when none is
+     * committed.
+     *
+     * @throws ProcessorStateException if the native rollback or roll-forward fails
+     */
     public synchronized long recover(long changelogOffset) {
-        handle().runEngine(NativeKeyValueStore::rollback);
+        NativeStoreHandle h = handle();
+        h.runEngine(NativeKeyValueStore::rollback);
+        // A rolled-forward commit moved the committed offsets and position: read them back. (The
+        // position only ever grows; the in-memory one may be ahead by restored batches that the
+        // next commit persists, so merge rather than replace.)
+        committedOffsets.replaceWith(OffsetsCodec.decodeOffsets(h.callEngine(NativeKeyValueStore::committedOffsets)));
         positions.rollback();
+        positions.mergeCommitted(readCommittedPosition(h));
         TopicPartition partition = changelogPartition();
         Long committed = partition == null ? null : committedOffsets.get(partition);
         return committed == null ? changelogOffset : committed;
@@ -237,6 +267,11 @@ public final class StoreCore {
         handle().runEngine(h -> NativeKeyValueStore.commit(h, encodedOffsets, encodedPosition));
         positions.markCommitted();
         committedOffsets.apply(offsets);
+    }
+
+    private Position readCommittedPosition(NativeStoreHandle h) {
+        byte[] positionBytes = h.callEngine(NativeKeyValueStore::committedPosition);
+        return positionBytes == null ? Position.emptyPosition() : PositionCodec.decode(positionBytes, name);
     }
 
     /** The single changelog partition of this store, or null if not known (see {@code TransactionalStateStore}). */

@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.util.Map;
 import org.apache.kafka.streams.StreamsConfig;
@@ -13,9 +14,20 @@ public final class StoreSettings {
     private final boolean exactlyOnce;
     private final boolean transactionalStateStoresEnabled;
     private final boolean syncCommit;
+    private final TransactionStrategy transactionStrategy;
     private final boolean consistencyEnabled;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
+
+    private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
+        this.exactlyOnce = settings.exactlyOnce;
+        this.transactionalStateStoresEnabled = settings.transactionalStateStoresEnabled;
+        this.syncCommit = settings.syncCommit;
+        this.transactionStrategy = transactionStrategy;
+        this.consistencyEnabled = settings.consistencyEnabled;
+        this.blockCacheBytes = settings.blockCacheBytes;
+        this.writeBufferBytes = settings.writeBufferBytes;
+    }
 
     private StoreSettings(Map<String, Object> configs) {
         this.exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
@@ -24,6 +36,7 @@ public final class StoreSettings {
             ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
         this.syncCommit = ConfigValues.booleanValue(configs, TxnRocksDBConfig.COMMIT_SYNC_CONFIG,
             TxnRocksDBConfig.COMMIT_SYNC_DEFAULT);
+        this.transactionStrategy = transactionStrategyValue(configs);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
         this.consistencyEnabled = ConfigValues.booleanValue(configs,
@@ -39,6 +52,15 @@ public final class StoreSettings {
      */
     public static StoreSettings from(Map<String, Object> configs) {
         return new StoreSettings(configs == null ? Map.of() : configs);
+    }
+
+    /**
+     * These settings with a store's own transaction strategy in place of the configured one.
+     *
+     * @param storeStrategy the strategy the store was built with, or null to keep the configured one
+     */
+    public StoreSettings withTransactionStrategy(TransactionStrategy storeStrategy) {
+        return storeStrategy == null || storeStrategy == transactionStrategy ? this : new StoreSettings(this, storeStrategy);
     }
 
     /**
@@ -82,9 +104,29 @@ public final class StoreSettings {
         return syncCommit;
     }
 
+    /**
+     * The transaction strategy: the one configured for the application
+     * ({@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, default {@code indexed-batch}), or a
+     * store's own (see {@link #withTransactionStrategy}).
+     */
+    public TransactionStrategy transactionStrategy() {
+        return transactionStrategy;
+    }
+
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */
     public boolean consistencyEnabled() {
         return consistencyEnabled;
+    }
+
+    private static TransactionStrategy transactionStrategyValue(Map<String, Object> configs) {
+        Object value = configs.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG);
+        if (value == null) {
+            return TransactionStrategy.parse(TxnRocksDBConfig.TRANSACTION_STRATEGY_DEFAULT);
+        }
+        if (value instanceof TransactionStrategy) {
+            return (TransactionStrategy) value;
+        }
+        return TransactionStrategy.parse(value.toString());
     }
 
     /** Applies the memory budget, if one is configured, before the first store of the process opens. */

@@ -31,14 +31,21 @@ public final class NativeKeyValueStore {
     }
 
     /**
-     * Opens (creating if needed) the store at {@code path}. Uncommitted writes of a previous
-     * process are gone; committed data and offsets are intact.
+     * Opens (creating if needed) the store at {@code path}. This is recovery: uncommitted writes
+     * of a previous process are gone, committed data and offsets are intact, and a
+     * secondary-store commit that a crash interrupted after its commit file was written is rolled
+     * forward (whichever strategy the store is opened with now).
      *
      * @param transactional true: writes are staged until {@link #commit}; false: write-through
      * @param syncCommit true: fsync the write-ahead log on every commit (survives power loss)
+     * @param strategy where a transactional store keeps uncommitted writes: exactly
+     *     {@code "indexed-batch"} or {@code "secondary-store"} (ignored when not transactional,
+     *     but still checked)
      * @return the native handle
+     * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
+     *     ("unknown transaction strategy ...")
      */
-    public static native long open(String path, boolean transactional, boolean syncCommit);
+    public static native long open(String path, boolean transactional, boolean syncCommit, String strategy);
 
     /** Value of key (uncommitted writes included unless committedOnly), or null. */
     public static native byte[] get(long handle, byte[] key, boolean committedOnly);
@@ -73,8 +80,12 @@ public final class NativeKeyValueStore {
     public static native void iteratorClose(long iterator);
 
     /**
-     * Atomically writes the staged writes, the offsets update and (if non-null) the position
-     * blob. Returns once the write is durable per syncCommit.
+     * Commits the staged writes, the offsets update and (if non-null) the position blob; returns
+     * once they are durable per syncCommit. A crash at any point leaves either all of it or none
+     * (indexed-batch: one atomic RocksDB write; secondary-store: the commit file decides, and
+     * recovery rolls a decided commit forward). If it throws after a secondary-store commit file
+     * was written, the store refuses writes and commits until {@link #rollback} rolls that commit
+     * forward.
      */
     public static native void commit(long handle, byte[] offsets, byte[] position);
 
@@ -87,7 +98,16 @@ public final class NativeKeyValueStore {
     /** Writes an encoded batch of changelog records straight to committed data (one call per batch). */
     public static native void restore(long handle, byte[] batch);
 
-    /** Drops all uncommitted writes. */
+    /**
+     * Drops all uncommitted writes. If a secondary-store commit failed half-way (its commit file
+     * was written, then copying into the main store failed), rolls that commit forward instead:
+     * the commit was decided, so afterwards its data, offsets and position are committed, and
+     * {@link #committedOffsets} and {@link #committedPosition} may differ from before the call.
+     *
+     * @throws org.apache.kafka.streams.errors.ProcessorStateException if dropping the writes or
+     *     rolling the commit forward fails (the store then stays unusable for writes until a
+     *     rollback succeeds or it is reopened)
+     */
     public static native void rollback(long handle);
 
     /** Bytes held by uncommitted writes. */

@@ -19,8 +19,14 @@ public final class NativeSessionStore {
         NativeLibrary.load();
     }
 
-    /** Opens (creating if needed) the store; uncommitted writes of an earlier process are gone. */
-    public static native long open(String path, boolean transactional, boolean syncCommit,
+    /**
+     * Opens (creating if needed) the store; uncommitted writes of an earlier process are gone (see
+     * {@link NativeKeyValueStore#open} for recovery and the arguments they share).
+     *
+     * @param strategy {@code "indexed-batch"} or {@code "secondary-store"}
+     * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
+     */
+    public static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
                                    long retentionMs, long segmentIntervalMs);
 
     /** Frees the store; the handle and its engine pointer must not be used again. */

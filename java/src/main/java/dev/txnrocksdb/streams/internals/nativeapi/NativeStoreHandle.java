@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,9 +56,12 @@ public final class NativeStoreHandle implements AutoCloseable {
      * @param storeName the Kafka store name, used in exception messages
      * @param transactional true: writes are staged until commit; false: write-through
      * @param syncCommit true: fsync the write-ahead log at every commit
+     * @param strategy where a transactional store keeps uncommitted writes
      */
-    public static NativeStoreHandle open(String storeName, Path dir, boolean transactional, boolean syncCommit) {
-        long handle = NativeKeyValueStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit);
+    public static NativeStoreHandle open(String storeName, Path dir, boolean transactional, boolean syncCommit,
+                                         TransactionStrategy strategy) {
+        long handle = NativeKeyValueStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit,
+            strategy.configName());
         return new NativeStoreHandle(storeName, handle, handle, NativeKeyValueStore::close);
     }
 
@@ -67,9 +71,10 @@ public final class NativeStoreHandle implements AutoCloseable {
      * @param storeName the Kafka store name, used in exception messages
      */
     public static NativeStoreHandle openWindowStore(String storeName, Path dir, boolean transactional, boolean syncCommit,
-                                                    long retentionMs, long segmentIntervalMs) {
-        long handle = NativeWindowStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit, retentionMs,
-            segmentIntervalMs);
+                                                    TransactionStrategy strategy, long retentionMs,
+                                                    long segmentIntervalMs) {
+        long handle = NativeWindowStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit,
+            strategy.configName(), retentionMs, segmentIntervalMs);
         return withBorrowedEngine(storeName, handle, NativeWindowStore::engine, NativeWindowStore::close);
     }
 
@@ -79,9 +84,10 @@ public final class NativeStoreHandle implements AutoCloseable {
      * @param storeName the Kafka store name, used in exception messages
      */
     public static NativeStoreHandle openSessionStore(String storeName, Path dir, boolean transactional, boolean syncCommit,
-                                                     long retentionMs, long segmentIntervalMs) {
-        long handle = NativeSessionStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit, retentionMs,
-            segmentIntervalMs);
+                                                     TransactionStrategy strategy, long retentionMs,
+                                                     long segmentIntervalMs) {
+        long handle = NativeSessionStore.open(dir.toAbsolutePath().toString(), transactional, syncCommit,
+            strategy.configName(), retentionMs, segmentIntervalMs);
         return withBorrowedEngine(storeName, handle, NativeSessionStore::engine, NativeSessionStore::close);
     }
 

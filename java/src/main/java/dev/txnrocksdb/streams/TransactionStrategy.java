@@ -1,0 +1,90 @@
+package dev.txnrocksdb.streams;
+
+import java.util.Locale;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Where a transactional txn-rocksdb store keeps its uncommitted writes until Kafka Streams commits
+ * it. Either way a crash leaves the store at exactly its last commit, the changelog offsets
+ * included; the strategies differ in memory use and in commit cost. Choose one for the whole
+ * application with {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, or for one store with the
+ * {@link TxnStores} overloads that take a strategy (they override the configuration).
+ *
+ * <p>A store directory can be reopened with the other strategy: opening recovers whatever the
+ * previous strategy left (see {@link #SECONDARY_STORE}), so switching needs no migration.
+ */
+public enum TransactionStrategy {
+    /**
+     * {@code indexed-batch}, the default: uncommitted writes are held in memory, in an indexed
+     * write batch that reads see through, and a commit is ONE atomic RocksDB write of the writes
+     * together with the changelog offsets and position. Pick it for Kafka's usual pattern of
+     * frequent small commits (every 100 ms under exactly-once, every 30 s at-least-once): each
+     * record is written once and a commit costs one write. A transaction must fit in memory: its
+     * size is bounded by what the task processes between two commits.
+     */
+    INDEXED_BATCH("indexed-batch"),
+
+    /**
+     * {@code secondary-store}, KIP-844's reference design: uncommitted writes go to a temporary
+     * store on disk (a column family of the same RocksDB, which spills to disk under the shared
+     * write-buffer budget), and reads merge it over the main store. A commit makes the temporary
+     * store durable, writes a commit file with the offsets, copies the writes into the main store
+     * in bounded batches, then deletes the commit file; opening the store (or recovering it) after
+     * a crash rolls a commit forward if its commit file exists and drops the temporary store
+     * otherwise. Pick it when a transaction may be far larger than memory: long commit intervals,
+     * huge restores-by-processing (for example reprocessing a topic from the beginning), large
+     * aggregations or joins between commits. The price: every record is written twice (to the
+     * temporary store, then to the main store at commit), so commits are slower and write more.
+     */
+    SECONDARY_STORE("secondary-store");
+
+    private final String configName;
+
+    TransactionStrategy(String configName) {
+        this.configName = configName;
+    }
+
+    /**
+     * The spelling in {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG} and in the native
+     * library: {@code indexed-batch} or {@code secondary-store}.
+     *
+     * @return the configuration value of this strategy
+     */
+    public String configName() {
+        return configName;
+    }
+
+    /**
+     * Parses a value of {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}
+     * or {@code secondary-store} (surrounding whitespace and letter case are ignored).
+     *
+     * @param value the configured value
+     * @return the strategy it names
+     * @throws ConfigException naming {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, the
+     *     value and the allowed values, if {@code value} is null or names no strategy
+     */
+    public static TransactionStrategy parse(String value) {
+        if (value != null) {
+            String text = value.trim().toLowerCase(Locale.ROOT);
+            for (TransactionStrategy strategy : values()) {
+                if (strategy.configName.equals(text)) {
+                    return strategy;
+                }
+            }
+        }
+        throw new ConfigException(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, value,
+            "Expected one of: " + allowedValues());
+    }
+
+    /** The allowed configuration values, comma-separated: {@code indexed-batch, secondary-store}. */
+    static String allowedValues() {
+        StringBuilder out = new StringBuilder();
+        for (TransactionStrategy strategy : values()) {
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append(strategy.configName);
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,14 @@
+package dev.txnrocksdb.streams;
+
+/** Kafka's window store cases on transactional txn-rocksdb window stores with the secondary-store strategy. */
+class TxnWindowStoreSecondaryStoreTest extends AbstractTxnWindowStoreTest {
+    @Override
+    boolean transactional() {
+        return true;
+    }
+
+    @Override
+    TransactionStrategy strategy() {
+        return TransactionStrategy.SECONDARY_STORE;
+    }
+}
