@@ -4,7 +4,13 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -21,14 +27,21 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.TimeWindows;
+import org.apache.kafka.streams.ThreadMetadata;
+import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.StateRestoreListener;
+import org.apache.kafka.streams.processor.TaskId;
 
 /**
  * The Streams app under test, run in a child JVM that the test kills with SIGKILL:
- * {@code EosCrashApp <bootstrap> <stateDir> <appId> <txn:true|false>}.
+ * {@code EosCrashApp <bootstrap> <stateDir> <appId> <txn:true|false> [key=value ...]}.
  * Word count (KV), tumbling windowed count and session count over one input topic, all stores
- * from the DSL store suppliers (ours when txn=true, Kafka's built-in RocksDB otherwise).
- * Reports over stdout: RUNNING, PROCESSED n, RESTORE-START tp store start end, RESTORE-END tp store n.
+ * from the DSL store suppliers (ours when txn=true, Kafka's built-in RocksDB otherwise);
+ * {@code key=value} arguments are Streams configs applied over the defaults of {@link #config}.
+ * Reports over stdout: STATE s, RUNNING, PROCESSED n, RESTORE-START tp store start end,
+ * RESTORE-END tp store n, STANDBY-START tp store offset, STANDBY-SUSPENDED tp store storeOffset
+ * endOffset reason loaded; answers the stdin command {@code tasks} with
+ * {@code TASKS active=[..] standby=[..] lags={store/partition=lag, ..}}; {@code stop} closes it.
  */
 public final class EosCrashApp {
 
@@ -53,6 +66,10 @@ public final class EosCrashApp {
 
     static String sessionOut(String appId) {
         return appId + "-session-out";
+    }
+
+    static List<String> changelogs(String appId) {
+        return List.of(KV_STORE, WINDOW_STORE, SESSION_STORE).stream().map(s -> appId + "-" + s + "-changelog").toList();
     }
 
     static Topology topology(String appId, AtomicLong processed) {
@@ -111,8 +128,13 @@ public final class EosCrashApp {
         String stateDir = args[1];
         String appId = args[2];
         boolean txn = Boolean.parseBoolean(args[3]);
+        Properties config = config(bootstrap, stateDir, appId, txn);
+        for (int i = 4; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            config.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
         AtomicLong processed = new AtomicLong();
-        KafkaStreams streams = new KafkaStreams(topology(appId, processed), config(bootstrap, stateDir, appId, txn));
+        KafkaStreams streams = new KafkaStreams(topology(appId, processed), config);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition tp, String store, long start, long end) {
@@ -128,6 +150,25 @@ public final class EosCrashApp {
                 out("RESTORE-END " + tp + " " + store + " " + total);
             }
         });
+        Map<String, Long> standbyLoaded = new ConcurrentHashMap<>();
+        streams.setStandbyUpdateListener(new StandbyUpdateListener() {
+            @Override
+            public void onUpdateStart(TopicPartition tp, String store, long startOffset) {
+                out("STANDBY-START " + tp + " " + store + " " + startOffset);
+            }
+
+            @Override
+            public void onBatchLoaded(TopicPartition tp, String store, TaskId task, long batchEnd, long n, long end) {
+                standbyLoaded.merge(tp + " " + store, n, Long::sum);
+            }
+
+            @Override
+            public void onUpdateSuspended(TopicPartition tp, String store, long storeOffset, long endOffset,
+                                          SuspendReason reason) {
+                out("STANDBY-SUSPENDED " + tp + " " + store + " " + storeOffset + " " + endOffset + " " + reason + " "
+                        + standbyLoaded.getOrDefault(tp + " " + store, 0L));
+            }
+        });
         streams.setStateListener((now, before) -> {
             out("STATE " + now);
             if (now == KafkaStreams.State.RUNNING) out("RUNNING");
@@ -136,11 +177,29 @@ public final class EosCrashApp {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
         while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
-            // wait for the test's command
+            if (line.trim().equals("tasks")) out(tasks(streams));
         }
         streams.close(Duration.ofSeconds(30));
         out("STOPPED processed=" + processed.get());
         System.exit(0);
+    }
+
+    /** {@code TASKS active=[0_0] standby=[0_1] lags={word-counts/0=0, ...}} (lags of every local store partition). */
+    private static String tasks(KafkaStreams streams) {
+        Set<String> active = new TreeSet<>();
+        Set<String> standby = new TreeSet<>();
+        for (ThreadMetadata t : streams.metadataForLocalThreads()) {
+            t.activeTasks().forEach(m -> active.add(m.taskId().toString()));
+            t.standbyTasks().forEach(m -> standby.add(m.taskId().toString()));
+        }
+        Map<String, Long> lags = new TreeMap<>();
+        try {
+            streams.allLocalStorePartitionLags().forEach((store, byPartition) ->
+                    byPartition.forEach((p, lag) -> lags.put(store + "/" + p, lag.offsetLag())));
+        } catch (RuntimeException e) {
+            lags.put("error:" + e.getClass().getSimpleName(), -1L);
+        }
+        return "TASKS active=" + active + " standby=" + standby + " lags=" + lags;
     }
 
     private static synchronized void out(String s) {

@@ -1,0 +1,187 @@
+package dev.txnrocksdb.it;
+
+import dev.txnrocksdb.examples.wordcount.KafkaBroker;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * One real KRaft broker per test class (the demo's {@link KafkaBroker}, in its own JVM) in a temp
+ * directory, plus the Kafka client helpers the integration tests share: topics, end offsets,
+ * group progress and reading an output topic with {@code read_committed}.
+ */
+final class BrokerFixture implements AutoCloseable {
+
+    final Path tmp;
+    final KafkaBroker broker;
+
+    private BrokerFixture(Path tmp, KafkaBroker broker) {
+        this.tmp = tmp;
+        this.broker = broker;
+    }
+
+    static BrokerFixture start(String name) throws Exception {
+        Path tmp = Files.createTempDirectory("txn-rocksdb-it-" + name + "-");
+        KafkaBroker broker = new KafkaBroker(tmp);
+        long t = System.nanoTime();
+        broker.start(Duration.ofSeconds(90));
+        say("broker up at " + broker.bootstrapServers() + " in " + ms(t) + " ms (dir " + tmp + ")");
+        return new BrokerFixture(tmp, broker);
+    }
+
+    String bootstrap() {
+        return broker.bootstrapServers();
+    }
+
+    Admin admin() {
+        return broker.admin();
+    }
+
+    void createTopics(int partitions, String... names) throws Exception {
+        List<NewTopic> topics = new ArrayList<>();
+        for (String t : names) topics.add(new NewTopic(t, partitions, (short) 1));
+        try (Admin admin = admin()) {
+            admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Log end offsets of every partition {@code 0..partitions-1} of the topics. */
+    Map<TopicPartition, Long> endOffsets(List<String> topics, int partitions) throws Exception {
+        Map<TopicPartition, OffsetSpec> q = new HashMap<>();
+        for (String t : topics) {
+            for (int i = 0; i < partitions; i++) q.put(new TopicPartition(t, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> r = new HashMap<>();
+        try (Admin admin = admin()) {
+            admin.listOffsets(q).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> r.put(tp, info.offset()));
+        }
+        return r;
+    }
+
+    static long sum(Map<TopicPartition, Long> offsets) {
+        return offsets.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Waits until consumer group {@code group} has committed the end offset of every partition of {@code topic}. */
+    void awaitGroupCaughtUp(String group, String topic, int partitions, Duration timeout) throws Exception {
+        Map<TopicPartition, Long> ends = endOffsets(List.of(topic), partitions);
+        await("group " + group + " to commit " + ends, timeout, () -> {
+            try (Admin admin = admin()) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+                    OffsetAndMetadata o = committed.get(e.getKey());
+                    if (o == null || o.offset() < e.getValue()) return false;
+                }
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * All committed records of a String/Long topic, per key in offset order (values may be null =
+     * tombstone), after at least {@code atLeast} arrived and the consumer reached the last stable offset.
+     */
+    Map<String, List<Long>> readCommitted(String topic, int partitions, int atLeast, Duration timeout) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, LongDeserializer.class);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
+        Map<String, List<Long>> out = new HashMap<>();
+        int n = 0;
+        try (KafkaConsumer<String, Long> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) tps.add(new TopicPartition(topic, i));
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                for (ConsumerRecord<String, Long> r : c.poll(Duration.ofMillis(200))) {
+                    out.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                    n++;
+                }
+                if (n >= atLeast) {
+                    Map<TopicPartition, Long> end = c.endOffsets(tps); // LSO under read_committed
+                    boolean atEnd = true;
+                    for (TopicPartition tp : tps) atEnd &= c.position(tp) >= end.get(tp);
+                    if (atEnd) break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(topic + ": only " + n + " of " + atLeast
+                            + " records committed within " + timeout);
+                }
+            }
+            // linger a little: duplicates committed late would show up here
+            long extra = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+            while (System.nanoTime() < extra) {
+                for (ConsumerRecord<String, Long> r : c.poll(Duration.ofMillis(200))) {
+                    out.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                    n++;
+                }
+            }
+        }
+        say("  read " + n + " committed records from " + topic);
+        return out;
+    }
+
+    /** Prints the last lines of the app logs (stderr files) whose name starts with {@code prefix}. */
+    void showLogs(String prefix) {
+        try (var files = Files.list(tmp)) {
+            for (Path f : files.filter(x -> x.getFileName().toString().startsWith(prefix) && x.toString().endsWith(".log"))
+                    .sorted().toList()) {
+                List<String> lines = Files.readAllLines(f);
+                say("---- last lines of " + f.getFileName() + " ----");
+                lines.subList(Math.max(0, lines.size() - 20), lines.size()).forEach(BrokerFixture::say);
+            }
+        } catch (Exception ignored) {
+            // diagnostics only
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        broker.close();
+        if (!Boolean.getBoolean("it.keep.tmp")) KafkaBroker.deleteRecursively(tmp);
+    }
+
+    /** Polls {@code condition} every 100 ms until it holds, or fails after {@code timeout}. */
+    static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            Thread.sleep(100);
+        }
+    }
+
+    static long ms(long startNanos) {
+        return (System.nanoTime() - startNanos) / 1_000_000;
+    }
+
+    static synchronized void say(String s) {
+        System.out.println(s);
+        System.out.flush();
+    }
+}
