@@ -5,7 +5,10 @@
 //! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
 //! still cross several of them.
 //!
-//! Without the feature (every release build) both functions compile to nothing.
+//! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
+//! commits; a test binary using it must not run other tests concurrently).
+//!
+//! Without the feature (every release build) all of this compiles to nothing.
 
 /// Every crash point, in the order a commit (and then a recovery) passes them.
 pub const POINTS: &[&str] = &[
@@ -27,8 +30,17 @@ pub const POINTS: &[&str] = &[
 
 #[cfg(feature = "fault-injection")]
 mod imp {
+    use crate::error::{Error, Result};
     use std::sync::atomic::{AtomicU64, Ordering};
-    use std::sync::OnceLock;
+    use std::sync::{Mutex, OnceLock};
+
+    /// (point, hits left before the error)
+    static ERROR_AT: Mutex<Option<(String, u64)>> = Mutex::new(None);
+
+    pub fn arm_error(point: &str, hit: u64) {
+        assert!(super::POINTS.contains(&point), "unknown crash point {point}");
+        *ERROR_AT.lock().unwrap() = Some((point.to_owned(), hit));
+    }
 
     struct Armed {
         point: String,
@@ -51,7 +63,19 @@ mod imp {
             .as_ref()
     }
 
-    pub fn point(name: &str) {
+    pub fn point(name: &str) -> Result<()> {
+        {
+            let mut armed_error = ERROR_AT.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((p, left)) = armed_error.as_mut() {
+                if p == name {
+                    *left -= 1;
+                    if *left == 0 {
+                        *armed_error = None;
+                        return Err(Error::Storage { path: String::new(), message: format!("injected failure at {name}") });
+                    }
+                }
+            }
+        }
         if let Some(a) = armed() {
             if a.point == name && a.seen.fetch_add(1, Ordering::SeqCst) + 1 == a.hit {
                 eprintln!("txn-rocksdb fault injection: SIGKILL at {name}");
@@ -64,6 +88,7 @@ mod imp {
                 }
             }
         }
+        Ok(())
     }
 
     pub fn copy_batch_bytes(default: usize) -> usize {
@@ -74,7 +99,9 @@ mod imp {
 #[cfg(not(feature = "fault-injection"))]
 mod imp {
     #[inline(always)]
-    pub fn point(_name: &str) {}
+    pub fn point(_name: &str) -> crate::error::Result<()> {
+        Ok(())
+    }
 
     #[inline(always)]
     pub fn copy_batch_bytes(default: usize) -> usize {
@@ -82,4 +109,6 @@ mod imp {
     }
 }
 
+#[cfg(feature = "fault-injection")]
+pub use imp::arm_error;
 pub(crate) use imp::{copy_batch_bytes, point};

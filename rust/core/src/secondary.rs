@@ -124,7 +124,7 @@ pub(crate) fn roll_forward(inner: &Inner, record: &CommitRecord, phase: Phase) -
             copied_bytes += batch_bytes as u64;
             wb = WriteBatch::default();
             batch_bytes = 0;
-            fault::point(&phase.point("mid-copy"));
+            fault::point(&phase.point("mid-copy"))?;
         }
     }
     it.status().map_err(|e| inner.err(e))?;
@@ -144,10 +144,10 @@ pub(crate) fn roll_forward(inner: &Inner, record: &CommitRecord, phase: Phase) -
     let mut last = WriteOptions::default();
     last.set_sync(inner.options.sync_commit);
     db.write_opt(&wb, &last).map_err(|e| inner.err(e))?;
-    fault::point(&phase.point("after-copy"));
+    fault::point(&phase.point("after-copy"))?;
     truncate_generation(inner, record.generation, copied_bytes)?;
     if phase == Phase::Commit {
-        fault::point("commit:before-delete-commit-file");
+        fault::point("commit:before-delete-commit-file")?;
     }
     CommitRecord::remove(&inner.path, inner.options.sync_commit)?;
     Ok(copied_bytes)

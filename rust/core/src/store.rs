@@ -461,7 +461,7 @@ impl TxnDb {
 
         let mut current = inner.lock_staged();
         inner.check_not_interrupted()?;
-        fault::point("commit:begin");
+        fault::point("commit:begin")?;
         if inner.options.secondary() {
             return self.commit_secondary(&mut current, offset_writes);
         }
@@ -482,7 +482,7 @@ impl TxnDb {
             }
             inner.db.write_opt(&wb, &wo).map_err(|e| inner.err(e))?;
         }
-        fault::point("commit:after-write");
+        fault::point("commit:after-write")?;
         inner.next_transaction(&mut current);
         Ok(())
     }
@@ -500,7 +500,7 @@ impl TxnDb {
         if inner.options.sync_commit {
             inner.db.flush_wal(true).map_err(|e| inner.err(e))?;
         }
-        fault::point("commit:before-commit-file");
+        fault::point("commit:before-commit-file")?;
         // Committed-only readers keep the pre-commit view until the offsets have landed.
         *lock(&inner.frozen) = Some(Frozen::new(inner));
         // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
@@ -512,9 +512,9 @@ impl TxnDb {
             }
             return Err(e);
         }
-        fault::point("commit:after-commit-file");
         // 3-6. Copy, offsets, truncate, delete the commit file.
-        if let Err(e) = secondary::roll_forward(inner, &record, Phase::Commit) {
+        let rolled = fault::point("commit:after-commit-file").and_then(|_| secondary::roll_forward(inner, &record, Phase::Commit));
+        if let Err(e) = rolled {
             inner.interrupted.store(true, Ordering::Release);
             return Err(e);
         }
@@ -554,7 +554,7 @@ impl TxnDb {
     /// As [`Self::restore`], for callers that also drop ranges (expired segments).
     pub fn restore_writes<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         self.write_direct(writes)?;
-        fault::point("restore:after-batch");
+        fault::point("restore:after-batch")?;
         Ok(())
     }
 
