@@ -12,49 +12,111 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
-/** Runs a main class in a child JVM and kills it with SIGKILL once it prints a ready line. */
+/** Runs a main class in a child JVM and kills it with SIGKILL at a chosen moment. */
 final class ChildJvm {
     /** 128 + SIGKILL(9): how a JVM killed by SIGKILL exits on Linux. */
     static final int SIGKILL_EXIT = 137;
 
-    private ChildJvm() {}
+    private final Process child;
+    private final List<String> output = new ArrayList<>();
+    private final CompletableFuture<Void> reader;
+    private volatile String awaitedLine;
+    private final CompletableFuture<Boolean> lineSeen = new CompletableFuture<>();
+
+    private ChildJvm(Process child) {
+        this.child = child;
+        this.reader = CompletableFuture.runAsync(this::readOutput);
+    }
 
     /**
      * Starts {@code main} with {@code args} on this JVM's class path, waits (up to 2 minutes) for
      * the line {@code readyLine}, kills the child with SIGKILL and asserts it died of it.
      */
     static void runUntilReadyThenKill(Class<?> main, String readyLine, String... args) throws Exception {
+        ChildJvm child = start(main, args);
+        try {
+            child.awaitLine(readyLine);
+        } finally {
+            child.killAndAssertSigkill();
+        }
+    }
+
+    /** Starts {@code main} with {@code args} on this JVM's class path; its output is collected. */
+    static ChildJvm start(Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
             Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
             "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
-        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-        List<String> output = new ArrayList<>();
-        try {
-            CompletableFuture<Boolean> ready = CompletableFuture.supplyAsync(() -> awaitLine(child, readyLine, output));
-            assertTrue(ready.get(120, TimeUnit.SECONDS), "child never printed " + readyLine + ": " + output);
-        } finally {
-            child.destroyForcibly();
-            assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child did not die");
-        }
-        assertEquals(SIGKILL_EXIT, child.exitValue(), "child was not killed by SIGKILL; output: " + output);
+        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
     }
 
-    private static boolean awaitLine(Process child, String readyLine, List<String> output) {
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+    /** Waits (up to 2 minutes) until the child prints {@code line}; only one line can be awaited. */
+    void awaitLine(String line) throws Exception {
+        awaitedLine = line;
+        synchronized (output) {
+            if (output.contains(line)) {
+                return;
+            }
+        }
+        boolean seen;
+        try {
+            seen = lineSeen.get(120, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            seen = false;
+        }
+        assertTrue(seen, "child never printed " + line + ": " + output());
+    }
+
+    /**
+     * Polls {@code condition} as fast as it can (up to 2 minutes, or until the child exits) and
+     * returns whether it became true.
+     */
+    boolean pollUntil(BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            if (!child.isAlive()) {
+                return condition.getAsBoolean();
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    /** Kills the child with SIGKILL and asserts that it died of it (exit code {@value #SIGKILL_EXIT}). */
+    void killAndAssertSigkill() throws Exception {
+        child.destroyForcibly();
+        assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child did not die");
+        reader.get(60, TimeUnit.SECONDS);
+        assertEquals(SIGKILL_EXIT, child.exitValue(), "child was not killed by SIGKILL; output: " + output());
+    }
+
+    /** What the child printed so far. */
+    List<String> output() {
+        synchronized (output) {
+            return new ArrayList<>(output);
+        }
+    }
+
+    private void readOutput() {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
-            while ((line = reader.readLine()) != null) {
+            while ((line = in.readLine()) != null) {
                 synchronized (output) {
                     output.add(line);
                 }
-                if (line.equals(readyLine)) {
-                    return true;
+                if (line.equals(awaitedLine)) {
+                    lineSeen.complete(true);
                 }
             }
-            return false;
         } catch (IOException e) {
-            return false;
+            // the child died; what it printed is in output
+        } finally {
+            lineSeen.complete(false);
         }
     }
 }

@@ -3,18 +3,25 @@ package dev.txnrocksdb.streams;
 import static dev.txnrocksdb.streams.StoreFixture.key;
 import static dev.txnrocksdb.streams.StoreFixture.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** kill -9 of a process with staged writes: on reopen, exactly the committed state is there. */
+/**
+ * kill -9 of a process with staged writes: on reopen, exactly the committed state is there, under
+ * either transaction strategy (under secondary-store the staged writes were on disk, in the
+ * temporary store, and opening throws them away).
+ */
 class CrashRecoveryTest {
     private static final int COMMITTED = 2_000;
     private static final int UNCOMMITTED = 500;
@@ -23,14 +30,17 @@ class CrashRecoveryTest {
     @TempDir
     Path stateDir;
 
-    @Test
-    void killDashNineKeepsCommittedDataAndDropsStagedWrites() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void killDashNineKeepsCommittedDataAndDropsStagedWrites(TransactionStrategy strategy) throws Exception {
         ChildJvm.runUntilReadyThenKill(CrashWriterMain.class, CrashWriterMain.READY, stateDir.toString(), "crash-store",
-            Integer.toString(COMMITTED), Integer.toString(UNCOMMITTED), Long.toString(OFFSET));
+            Integer.toString(COMMITTED), Integer.toString(UNCOMMITTED), Long.toString(OFFSET), strategy.configName());
+        assertFalse(Files.exists(stateDir.resolve("crash-store").resolve("TXN-COMMIT")), "no commit was in flight");
 
-        TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore("crash-store", true),
+        TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore("crash-store", true, strategy),
             new TestStateStoreContext(stateDir.toFile()));
         try {
+            assertEquals(strategy, store.transactionStrategy());
             assertEquals(OFFSET, store.committedOffset(new TopicPartition("crash-store-changelog", 0)));
             assertEquals("value-0", string(store.get(key("committed-0"))));
             assertEquals("value-1", string(store.get(key("committed-1"))));

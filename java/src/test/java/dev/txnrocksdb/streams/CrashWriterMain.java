@@ -11,7 +11,7 @@ import org.apache.kafka.common.utils.Bytes;
  * The child process of {@link CrashRecoveryTest}: opens a store, commits N keys with an offset,
  * stages M more writes, prints {@value #READY} and waits to be killed.
  *
- * <p>Arguments: state dir, store name, N, M, committed offset.
+ * <p>Arguments: state dir, store name, N, M, committed offset, transaction strategy.
  */
 public final class CrashWriterMain {
     static final String READY = "READY";
@@ -24,8 +24,9 @@ public final class CrashWriterMain {
         int committed = Integer.parseInt(args[2]);
         int uncommitted = Integer.parseInt(args[3]);
         long offset = Long.parseLong(args[4]);
+        TransactionStrategy strategy = TransactionStrategy.parse(args[5]);
 
-        TxnKeyValueStore store = new TxnKeyValueStore(storeName, true);
+        TxnKeyValueStore store = new TxnKeyValueStore(storeName, true, strategy);
         store.init(new TestStateStoreContext(stateDir), store);
         for (int i = 0; i < committed; i++) {
             store.put(Bytes.wrap(("committed-" + i).getBytes(UTF_8)), ("value-" + i).getBytes(UTF_8));

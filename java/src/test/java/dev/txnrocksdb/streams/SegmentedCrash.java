@@ -6,8 +6,9 @@ import java.nio.file.Path;
 final class SegmentedCrash {
     private SegmentedCrash() {}
 
-    static void runAndKill(String kind, Path stateDir, String storeName, long offset) throws Exception {
+    static void runAndKill(String kind, Path stateDir, String storeName, long offset, TransactionStrategy strategy)
+        throws Exception {
         ChildJvm.runUntilReadyThenKill(SegmentedCrashWriterMain.class, SegmentedCrashWriterMain.READY,
-            kind, stateDir.toString(), storeName, Long.toString(offset));
+            kind, stateDir.toString(), storeName, Long.toString(offset), strategy.configName());
     }
 }

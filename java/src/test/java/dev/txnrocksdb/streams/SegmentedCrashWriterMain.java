@@ -15,7 +15,7 @@ import org.apache.kafka.streams.kstream.internals.SessionWindow;
  * then stages more writes (new entries, overwrites, deletes, and a write far ahead in time whose
  * expiry drops the committed segments), prints {@value #READY} and waits to be killed.
  *
- * <p>Arguments: kind, state dir, store name, committed offset.
+ * <p>Arguments: kind, state dir, store name, committed offset, transaction strategy.
  */
 public final class SegmentedCrashWriterMain {
     static final String READY = "READY";
@@ -45,11 +45,12 @@ public final class SegmentedCrashWriterMain {
         File stateDir = new File(args[1]);
         String storeName = args[2];
         long offset = Long.parseLong(args[3]);
+        TransactionStrategy strategy = TransactionStrategy.parse(args[4]);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);
         TestStateStoreContext context = new TestStateStoreContext(stateDir);
 
         if (kind.equals("window")) {
-            TxnWindowStore store = new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true);
+            TxnWindowStore store = new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
             store.init(context, store);
             for (int s = 0; s < SEGMENTS; s++) {
                 for (int i = 0; i < PER_SEGMENT; i++) {
@@ -62,7 +63,7 @@ public final class SegmentedCrashWriterMain {
             store.put(key("k1"), null, time(2, 1));
             store.put(key("far"), value("far"), FAR_AHEAD);
         } else {
-            TxnSessionStore store = new TxnSessionStore(storeName, RETENTION, SEGMENT_INTERVAL, true);
+            TxnSessionStore store = new TxnSessionStore(storeName, RETENTION, SEGMENT_INTERVAL, true, strategy);
             store.init(context, store);
             for (int s = 0; s < SEGMENTS; s++) {
                 for (int i = 0; i < PER_SEGMENT; i++) {

@@ -25,6 +25,26 @@ final class StoreFixture {
         return b == null ? null : new String(b, UTF_8);
     }
 
+    /** The three ways a store can hold writes: write-through, or transactional with either strategy. */
+    enum Mode {
+        WRITE_THROUGH(false, null),
+        INDEXED_BATCH(true, TransactionStrategy.INDEXED_BATCH),
+        SECONDARY_STORE(true, TransactionStrategy.SECONDARY_STORE);
+
+        final boolean transactional;
+        final TransactionStrategy strategy;
+
+        Mode(boolean transactional, TransactionStrategy strategy) {
+            this.transactional = transactional;
+            this.strategy = strategy;
+        }
+    }
+
+    /** Opens a store named "store" under dir with a fresh context, in the given mode. */
+    static TxnKeyValueStore open(Path dir, Mode mode) {
+        return open(new TxnKeyValueStore("store", mode.transactional, mode.strategy), new TestStateStoreContext(dir.toFile()));
+    }
+
     /** Opens a store named "store" under dir with a fresh context. */
     static TxnKeyValueStore open(Path dir, boolean transactional) {
         return open(new TxnKeyValueStore("store", transactional), new TestStateStoreContext(dir.toFile()));

@@ -21,6 +21,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Staged versus committed data, commit with offsets, and what survives a reopen. */
 class TxnKeyValueStoreCommitTest {
@@ -47,9 +49,19 @@ class TxnKeyValueStoreCommitTest {
         return store;
     }
 
-    @Test
-    void readCommittedViewSeesOnlyCommittedWrites() {
-        reopen(true);
+    private TxnKeyValueStore reopen(TransactionStrategy strategy) {
+        if (store != null) {
+            store.close();
+        }
+        store = StoreFixture.open(new TxnKeyValueStore("store", true, strategy), new TestStateStoreContext(dir.toFile()));
+        assertEquals(strategy, store.transactionStrategy());
+        return store;
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void readCommittedViewSeesOnlyCommittedWrites(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("1"));
         store.put(key("b"), value("2"));
         ReadOnlyKeyValueStore<Bytes, byte[]> committed = store.readOnly(IsolationLevel.READ_COMMITTED);
@@ -85,9 +97,10 @@ class TxnKeyValueStoreCommitTest {
         assertNull(store.committedOffset(CHANGELOG));
     }
 
-    @Test
-    void uncommittedBytesGrowWithWritesAndResetAtCommit() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void uncommittedBytesGrowWithWritesAndResetAtCommit(TransactionStrategy strategy) {
+        reopen(strategy);
         assertEquals(true, store.transactional());
         assertEquals(0L, store.approximateNumUncommittedBytes());
         store.put(key("a"), new byte[1000]);
@@ -99,9 +112,10 @@ class TxnKeyValueStoreCommitTest {
         assertEquals(0L, store.approximateNumUncommittedBytes());
     }
 
-    @Test
-    void commitRecordsOffsetsWithKafkaSemantics() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void commitRecordsOffsetsWithKafkaSemantics(TransactionStrategy strategy) {
+        reopen(strategy);
         assertNull(store.committedOffset(CHANGELOG));
 
         Map<TopicPartition, Long> both = new HashMap<>();
@@ -121,21 +135,22 @@ class TxnKeyValueStoreCommitTest {
         assertEquals(-4L, store.committedOffset(CHANGELOG));
         assertEquals(7L, store.committedOffset(OTHER));
 
-        reopen(true);
+        reopen(strategy);
         assertEquals(-4L, store.committedOffset(CHANGELOG));
         assertEquals(7L, store.committedOffset(OTHER));
 
         store.commit(Map.of());
         assertNull(store.committedOffset(CHANGELOG));
         assertNull(store.committedOffset(OTHER));
-        reopen(true);
+        reopen(strategy);
         assertNull(store.committedOffset(CHANGELOG));
         assertNull(store.committedOffset(OTHER));
     }
 
-    @Test
-    void reopenWithoutCommitLosesUncommittedWritesOnly() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void reopenWithoutCommitLosesUncommittedWritesOnly(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("kept"), value("1"));
         store.put(key("overwritten"), value("old"));
         store.put(key("deleted"), value("x"));
@@ -145,28 +160,30 @@ class TxnKeyValueStoreCommitTest {
         store.put(key("overwritten"), value("new"));
         store.delete(key("deleted"));
         store.putAll(List.of(org.apache.kafka.streams.KeyValue.pair(key("lost2"), value("3"))));
-        reopen(true);
+        reopen(strategy);
 
         assertEquals(List.of("deleted=x", "kept=1", "overwritten=old"), drain(store.all()));
         assertEquals(100L, store.committedOffset(CHANGELOG));
     }
 
-    @Test
-    void commitAfterReopenKeepsEarlierCommits() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void commitAfterReopenKeepsEarlierCommits(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("1"));
         store.commit(Map.of(CHANGELOG, 1L));
-        reopen(true);
+        reopen(strategy);
         store.put(key("b"), value("2"));
         store.commit(Map.of(CHANGELOG, 2L));
-        reopen(true);
+        reopen(strategy);
         assertEquals(List.of("a=1", "b=2"), drain(store.all()));
         assertEquals(2L, store.committedOffset(CHANGELOG));
     }
 
-    @Test
-    void kip844CommitUsesTheKnownChangelogPartition() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void kip844CommitUsesTheKnownChangelogPartition(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("1"));
         // No partition known yet: the data commits, offsets stay as they are (none).
         store.commit(42L);
@@ -184,15 +201,16 @@ class TxnKeyValueStoreCommitTest {
         assertEquals(60L, store.committedOffset(CHANGELOG));
         assertEquals("3", string(store.readOnly(IsolationLevel.READ_COMMITTED).get(key("c"))));
 
-        reopen(true);
+        reopen(strategy);
         store.put(key("d"), value("4"));
         store.commit(70L);
         assertEquals(70L, store.committedOffset(CHANGELOG));
     }
 
-    @Test
-    void kip844CommitWithUnknownPartitionKeepsSeveralOffsets() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void kip844CommitWithUnknownPartitionKeepsSeveralOffsets(TransactionStrategy strategy) {
+        reopen(strategy);
         Map<TopicPartition, Long> both = new HashMap<>();
         both.put(CHANGELOG, 5L);
         both.put(OTHER, 7L);
@@ -204,9 +222,10 @@ class TxnKeyValueStoreCommitTest {
         assertEquals("1", string(store.readOnly(IsolationLevel.READ_COMMITTED).get(key("a"))));
     }
 
-    @Test
-    void kip844RecoverDropsUncommittedWritesAndReturnsTheCommittedOffset() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void kip844RecoverDropsUncommittedWritesAndReturnsTheCommittedOffset(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("1"));
         assertEquals(17L, store.recover(17L));
         assertNull(store.get(key("a")));

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.txnrocksdb.streams.StoreFixture.Mode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,9 +25,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** Every KeyValueStore operation, on both the transactional and the write-through store. */
+/** Every KeyValueStore operation, on the write-through store and the transactional store with either strategy. */
 class TxnKeyValueStoreOperationsTest {
     @TempDir
     Path dir;
@@ -40,15 +41,15 @@ class TxnKeyValueStoreOperationsTest {
         }
     }
 
-    private TxnKeyValueStore open(boolean transactional) {
-        store = StoreFixture.open(dir, transactional);
+    private TxnKeyValueStore open(Mode mode) {
+        store = StoreFixture.open(dir, mode);
         return store;
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void putGetOverwriteAndNullValueDeletes(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void putGetOverwriteAndNullValueDeletes(Mode mode) {
+        open(mode);
         assertNull(store.get(key("a")));
         store.put(key("a"), value("1"));
         assertEquals("1", string(store.get(key("a"))));
@@ -59,18 +60,18 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void emptyKeyAndEmptyValueAreOrdinaryEntries(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void emptyKeyAndEmptyValueAreOrdinaryEntries(Mode mode) {
+        open(mode);
         store.put(key(""), new byte[0]);
         assertArrayEquals(new byte[0], store.get(key("")));
         assertEquals(List.of("="), drain(store.all()));
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void putIfAbsentWritesOnlyWhenAbsent(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void putIfAbsentWritesOnlyWhenAbsent(Mode mode) {
+        open(mode);
         assertNull(store.putIfAbsent(key("a"), value("1")));
         assertEquals("1", string(store.get(key("a"))));
         assertEquals("1", string(store.putIfAbsent(key("a"), value("2"))));
@@ -82,9 +83,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void putAllWritesAndDeletesInOneBatch(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void putAllWritesAndDeletesInOneBatch(Mode mode) {
+        open(mode);
         store.put(key("gone"), value("x"));
         store.putAll(Arrays.asList(
             KeyValue.pair(key("a"), value("1")),
@@ -97,9 +98,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void deleteReturnsTheOldValue(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void deleteReturnsTheOldValue(Mode mode) {
+        open(mode);
         store.put(key("a"), value("1"));
         assertEquals("1", string(store.delete(key("a"))));
         assertNull(store.get(key("a")));
@@ -108,9 +109,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void rangesAreInclusiveOrderedAndAcceptNullBounds(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void rangesAreInclusiveOrderedAndAcceptNullBounds(Mode mode) {
+        open(mode);
         for (String k : List.of("d", "a", "c", "e", "b")) {
             store.put(key(k), value(k.toUpperCase()));
         }
@@ -126,9 +127,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void rangeWithFromAfterToIsEmpty(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void rangeWithFromAfterToIsEmpty(Mode mode) {
+        open(mode);
         store.put(key("a"), value("1"));
         store.put(key("z"), value("2"));
         assertEquals(List.of(), drain(store.range(key("z"), key("a"))));
@@ -136,9 +137,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void allAndReverseAll(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void allAndReverseAll(Mode mode) {
+        open(mode);
         assertEquals(List.of(), drain(store.all()));
         store.put(key("b"), value("2"));
         store.put(key("a"), value("1"));
@@ -149,9 +150,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void prefixScanReturnsKeysWithThePrefixOnly(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void prefixScanReturnsKeysWithThePrefixOnly(Mode mode) {
+        open(mode);
         for (String k : List.of("p", "pa", "pb", "pzz", "q", "o", "p\u0000")) {
             store.put(key(k), value("v"));
         }
@@ -162,9 +163,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void prefixScanHandlesTrailingFfBytes(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void prefixScanHandlesTrailingFfBytes(Mode mode) {
+        open(mode);
         byte[][] keys = {{1, (byte) 0xFF}, {1, (byte) 0xFF, 0}, {2}, {1, (byte) 0xFE}, {(byte) 0xFF}, {(byte) 0xFF, 7}};
         for (byte[] k : keys) {
             store.put(Bytes.wrap(k), value("v"));
@@ -176,9 +177,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void iteratorSupportsPeekAndSignalsTheEnd(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void iteratorSupportsPeekAndSignalsTheEnd(Mode mode) {
+        open(mode);
         store.put(key("a"), value("1"));
         store.put(key("b"), value("2"));
         try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
@@ -198,9 +199,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void iteratorsSpanManyChunks(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void iteratorsSpanManyChunks(Mode mode) {
+        open(mode);
         int n = 3000;
         byte[] big = new byte[4096];
         List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
@@ -227,9 +228,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void approximateNumEntriesCountsWrites(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void approximateNumEntriesCountsWrites(Mode mode) {
+        open(mode);
         assertEquals(0, store.approximateNumEntries());
         for (int i = 0; i < 100; i++) {
             store.put(key("k" + i), value("v"));
@@ -238,9 +239,9 @@ class TxnKeyValueStoreOperationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {true, false})
-    void nullArgumentsThrowNullPointerExceptionLikeKafkaStores(boolean transactional) {
-        open(transactional);
+    @EnumSource(Mode.class)
+    void nullArgumentsThrowNullPointerExceptionLikeKafkaStores(Mode mode) {
+        open(mode);
         assertEquals("key cannot be null", assertThrows(NullPointerException.class, () -> store.get(null)).getMessage());
         assertEquals("key cannot be null", assertThrows(NullPointerException.class, () -> store.put(null, value("v"))).getMessage());
         assertEquals("key cannot be null",

@@ -35,6 +35,8 @@ import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Transactions on session stores: staged versus committed sessions, commits spanning several
@@ -67,6 +69,16 @@ class TxnSessionStoreCommitTest {
         return store;
     }
 
+    private TxnSessionStore reopen(TransactionStrategy strategy) {
+        if (store != null) {
+            store.close();
+        }
+        store = new TxnSessionStore("session", RETENTION, SEGMENT, true, strategy);
+        store.init(new TestStateStoreContext(dir.toFile()), store);
+        assertEquals(strategy, store.transactionStrategy());
+        return store;
+    }
+
     private static Windowed<Bytes> session(String key, long start, long end) {
         return new Windowed<>(key(key), new SessionWindow(start, end));
     }
@@ -78,9 +90,10 @@ class TxnSessionStoreCommitTest {
             .collect(Collectors.toList());
     }
 
-    @Test
-    void commitSpanningSeveralSegmentsIsDurableAndUncommittedWritesAreDroppedOnReopen() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void commitSpanningSeveralSegmentsIsDurableAndUncommittedWritesAreDroppedOnReopen(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(session("a", 100_000, 100_100), value("a0"));
         store.put(session("b", 150_000, 160_000), value("b1"));
         store.put(session("a", 305_000, 310_000), value("a2"));
@@ -91,7 +104,7 @@ class TxnSessionStoreCommitTest {
         store.put(session("c", 170_000, 170_000), value("c1"));
         assertEquals(List.of("c@170000-170000=c1", "a@305000-310000=a2"), sessions(store.fetch(null, null)));
 
-        reopen(true);
+        reopen(strategy);
         assertEquals(9L, store.committedOffset(CHANGELOG));
         assertEquals(List.of("a@100000-100100=a0", "b@150000-160000=b1", "a@305000-310000=a2"),
             sessions(store.fetch(null, null)));
@@ -99,9 +112,10 @@ class TxnSessionStoreCommitTest {
         assertNull(store.fetchSession(key("c"), 170_000, 170_000));
     }
 
-    @Test
-    void readCommittedViewSeesOnlyCommittedSessions() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void readCommittedViewSeesOnlyCommittedSessions(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(session("a", 0, 10), value("a0"));
         store.commit(Map.of(CHANGELOG, 1L));
         store.put(session("a", 20, 30), value("a1"));

@@ -17,8 +17,9 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** As {@link TxnWindowStoreCrashRecoveryTest}, for session stores. */
 class TxnSessionStoreCrashRecoveryTest {
@@ -27,11 +28,12 @@ class TxnSessionStoreCrashRecoveryTest {
     @TempDir
     Path stateDir;
 
-    @Test
-    void killDashNineKeepsTheCommittedSegmentsAndDropsStagedWrites() throws Exception {
-        SegmentedCrash.runAndKill("session", stateDir, "crash-session", OFFSET);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void killDashNineKeepsTheCommittedSegmentsAndDropsStagedWrites(TransactionStrategy strategy) throws Exception {
+        SegmentedCrash.runAndKill("session", stateDir, "crash-session", OFFSET, strategy);
 
-        TxnSessionStore store = new TxnSessionStore("crash-session", RETENTION, SEGMENT_INTERVAL, true);
+        TxnSessionStore store = new TxnSessionStore("crash-session", RETENTION, SEGMENT_INTERVAL, true, strategy);
         store.init(new TestStateStoreContext(stateDir.toFile()), store);
         try {
             assertEquals(OFFSET, store.committedOffset(new TopicPartition("crash-session-changelog", 0)));

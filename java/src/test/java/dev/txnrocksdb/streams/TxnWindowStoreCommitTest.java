@@ -45,6 +45,8 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Transactions on window stores: staged versus committed windows, commits that span several
@@ -78,15 +80,26 @@ class TxnWindowStoreCommitTest {
         return store;
     }
 
+    private TxnWindowStore reopen(TransactionStrategy strategy) {
+        if (store != null) {
+            store.close();
+        }
+        store = new TxnWindowStore("window", RETENTION, SEGMENT, SIZE, false, true, strategy);
+        store.init(new TestStateStoreContext(dir.toFile()), store);
+        assertEquals(strategy, store.transactionStrategy());
+        return store;
+    }
+
     private static List<String> windows(KeyValueIterator<Windowed<Bytes>, byte[]> iterator) {
         return toList(iterator).stream()
             .map(kv -> string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value))
             .collect(Collectors.toList());
     }
 
-    @Test
-    void commitSpanningSeveralSegmentsIsDurableAndUncommittedWritesAreDroppedOnReopen() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void commitSpanningSeveralSegmentsIsDurableAndUncommittedWritesAreDroppedOnReopen(TransactionStrategy strategy) {
+        reopen(strategy);
         // Three segments (nothing expires: stream time 320000 - retention < 100000): [0, 150000), [150000, 300000), [300000, 450000).
         store.put(key("a"), value("a0"), 100_000L);
         store.put(key("b"), value("b1"), 160_000L);
@@ -102,7 +115,7 @@ class TxnWindowStoreCommitTest {
         assertEquals(List.of("a@100000=a0-overwritten", "c@170000=c1", "a@310000=a2", "d@320000=d3"),
             windows(store.all()));
 
-        reopen(true);
+        reopen(strategy);
         assertEquals(42L, store.committedOffset(CHANGELOG));
         assertEquals(List.of("a@100000=a0", "b@160000=b1", "a@310000=a2"), windows(store.all()));
         assertEquals("a0", string(store.fetch(key("a"), 100_000L)));
@@ -120,9 +133,10 @@ class TxnWindowStoreCommitTest {
         assertNull(store.committedOffset(CHANGELOG));
     }
 
-    @Test
-    void recoverDropsStagedWritesAndReturnsTheCommittedOffset() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void recoverDropsStagedWritesAndReturnsTheCommittedOffset(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("a0"), 10L);
         store.commit(Map.of(CHANGELOG, 7L));
         store.put(key("a"), value("a1"), 200_000L);
@@ -131,9 +145,10 @@ class TxnWindowStoreCommitTest {
         assertEquals(0L, store.approximateNumUncommittedBytes());
     }
 
-    @Test
-    void readCommittedViewSeesOnlyCommittedWindows() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void readCommittedViewSeesOnlyCommittedWindows(TransactionStrategy strategy) {
+        reopen(strategy);
         store.put(key("a"), value("a0"), 10L);
         store.commit(Map.of(CHANGELOG, 1L));
         store.put(key("a"), value("a1"), 20L);
@@ -164,9 +179,10 @@ class TxnWindowStoreCommitTest {
         assertEquals(List.of("a@10=a0", "a@20=a1", "b@160000=b0"), windows(committed.all()));
     }
 
-    @Test
-    void committedOffsetsFollowKafkasRules() {
-        reopen(true);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void committedOffsetsFollowKafkasRules(TransactionStrategy strategy) {
+        reopen(strategy);
         TopicPartition other = new TopicPartition("other", 1);
         assertTrue(store.managesOffsets());
         assertTrue(store.persistent());

@@ -18,13 +18,15 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * kill -9 of a process with staged window writes after a commit that touched several segments:
  * on reopen, exactly the committed windows of every segment are there (the staged expiry of the
- * old segments, the overwrite, the delete and the new windows are gone).
+ * old segments, the overwrite, the delete and the new windows are gone), under either transaction
+ * strategy.
  */
 class TxnWindowStoreCrashRecoveryTest {
     private static final long OFFSET = 777L;
@@ -32,11 +34,12 @@ class TxnWindowStoreCrashRecoveryTest {
     @TempDir
     Path stateDir;
 
-    @Test
-    void killDashNineKeepsTheCommittedSegmentsAndDropsStagedWrites() throws Exception {
-        SegmentedCrash.runAndKill("window", stateDir, "crash-window", OFFSET);
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void killDashNineKeepsTheCommittedSegmentsAndDropsStagedWrites(TransactionStrategy strategy) throws Exception {
+        SegmentedCrash.runAndKill("window", stateDir, "crash-window", OFFSET, strategy);
 
-        TxnWindowStore store = new TxnWindowStore("crash-window", RETENTION, SEGMENT_INTERVAL, 10L, false, true);
+        TxnWindowStore store = new TxnWindowStore("crash-window", RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
         store.init(new TestStateStoreContext(stateDir.toFile()), store);
         try {
             assertEquals(OFFSET, store.committedOffset(new TopicPartition("crash-window-changelog", 0)));
