@@ -1,5 +1,7 @@
 package dev.txnrocksdb.streams.dsl;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.TxnRocksDBDslStoreSuppliers;
 import dev.txnrocksdb.streams.TxnStreamsConfig;
 import java.nio.charset.StandardCharsets;
@@ -88,8 +90,11 @@ final class DslRunner {
         // TopologyTestDriver does not advance: emit on every record instead.
         props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_WINDOWED_AGGREGATION, 0L);
         props.put(StreamsConfig.InternalConfig.EMIT_INTERVAL_MS_KSTREAMS_OUTER_JOIN_SPURIOUS_RESULTS_FIX, 0L);
-        if (side == StoreSide.OURS_BY_CONFIG) {
+        if (side == StoreSide.OURS_BY_CONFIG || side == StoreSide.OURS_SECONDARY_STORE_BY_CONFIG) {
             props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, TxnRocksDBDslStoreSuppliers.class);
+        }
+        if (side == StoreSide.OURS_SECONDARY_STORE_BY_CONFIG) {
+            props.put(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, TransactionStrategy.SECONDARY_STORE.configName());
         }
         if (side.ours() && settings.exactlyOnce()) {
             props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);

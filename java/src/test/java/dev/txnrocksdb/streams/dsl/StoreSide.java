@@ -25,7 +25,12 @@ enum StoreSide {
      * translated by {@code TxnStreamsConfig.translate} (which also sets
      * {@code enable.transactional.statestores=true}, under at-least-once too).
      */
-    OURS_BY_KIP_CONFIG;
+    OURS_BY_KIP_CONFIG,
+    /**
+     * As {@link #OURS_BY_CONFIG}, with {@code txn.rocksdb.transaction.strategy=secondary-store}:
+     * every store keeps its uncommitted writes in the temporary store on disk.
+     */
+    OURS_SECONDARY_STORE_BY_CONFIG;
 
     boolean ours() {
         return this != BUILT_IN;

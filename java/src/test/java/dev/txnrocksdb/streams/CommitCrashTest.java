@@ -1,0 +1,141 @@
+package dev.txnrocksdb.streams;
+
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.BASE;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.BASE_OFFSET;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.BIG_OFFSET;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.DELETED;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.OVERWRITTEN;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.baseKey;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.bigKey;
+import static dev.txnrocksdb.streams.CommitCrashWriterMain.bigValue;
+import static dev.txnrocksdb.streams.StoreFixture.key;
+import static dev.txnrocksdb.streams.StoreFixture.string;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * kill -9 in the middle of a large commit: on reopen the store holds the whole transaction or
+ * none of it, matching its committed offset. Under secondary-store the child is killed as soon as
+ * the commit file {@code TXN-COMMIT} appears (the commit is then decided and copying is under
+ * way), so reopening must roll it forward, whichever strategy reopens the store.
+ */
+class CommitCrashTest {
+    private static final String STORE = "commit-crash";
+    private static final int BIG_COUNT = 40_000;
+    private static final int VALUE_BYTES = 1_000;
+    private static final TopicPartition CHANGELOG = new TopicPartition(STORE + "-changelog", 0);
+
+    @TempDir
+    Path stateDir;
+
+    static Stream<Arguments> strategies() {
+        return Stream.of(
+            Arguments.of(TransactionStrategy.INDEXED_BATCH, TransactionStrategy.INDEXED_BATCH),
+            Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.SECONDARY_STORE),
+            Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.INDEXED_BATCH));
+    }
+
+    @ParameterizedTest(name = "written with {0}, reopened with {1}")
+    @MethodSource("strategies")
+    void killDashNineDuringALargeCommitLeavesAllOrNothing(TransactionStrategy written, TransactionStrategy reopened)
+        throws Exception {
+        Path storeDir = stateDir.resolve(STORE);
+        Path commitFile = storeDir.resolve("TXN-COMMIT");
+        ChildJvm child = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE, written.configName(),
+            Integer.toString(BIG_COUNT), Integer.toString(VALUE_BYTES));
+        boolean commitFileSeen;
+        try {
+            // Not before: the base commit has a commit file of its own for a moment.
+            child.awaitLine(CommitCrashWriterMain.COMMITTING);
+            if (written == TransactionStrategy.SECONDARY_STORE) {
+                commitFileSeen = child.pollUntil(() -> Files.exists(commitFile));
+                assertTrue(commitFileSeen, "the commit file never appeared: " + child.output());
+            } else {
+                commitFileSeen = false;
+            }
+        } finally {
+            child.killAndAssertSigkill();
+        }
+        boolean commitFileLeft = Files.exists(commitFile);
+        if (written == TransactionStrategy.INDEXED_BATCH) {
+            assertFalse(commitFileLeft, "indexed-batch never writes a commit file");
+        }
+
+        TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore(STORE, true, reopened),
+            new TestStateStoreContext(stateDir.toFile()));
+        try {
+            assertFalse(Files.exists(commitFile), "opening completes the commit and deletes its file");
+            assertFalse(Files.exists(storeDir.resolve("TXN-COMMIT.tmp")));
+            Long offset = store.committedOffset(CHANGELOG);
+            System.out.println("written with " + written + ", reopened with " + reopened + ": commit file seen "
+                + commitFileSeen + ", left after the kill " + commitFileLeft + ", committed offset " + offset
+                + "; child printed " + child.output());
+            if (commitFileSeen) {
+                assertEquals(BIG_OFFSET, offset, "a commit whose file was written is rolled forward");
+            }
+            if (offset == BIG_OFFSET) {
+                assertWholeTransaction(store);
+            } else {
+                assertEquals(BASE_OFFSET, offset);
+                assertNoTransaction(store);
+            }
+            assertEquals(0L, store.approximateNumUncommittedBytes());
+        } finally {
+            store.close();
+        }
+    }
+
+    private static void assertWholeTransaction(TxnKeyValueStore store) {
+        int big = 0;
+        int base = 0;
+        try (KeyValueIterator<Bytes, byte[]> all = store.all()) {
+            while (all.hasNext()) {
+                KeyValue<Bytes, byte[]> kv = all.next();
+                String k = new String(kv.key.get(), StandardCharsets.UTF_8);
+                if (k.startsWith("big-")) {
+                    assertEquals(bigKey(big), k);
+                    assertArrayEquals(bigValue(big, VALUE_BYTES), kv.value, k);
+                    big++;
+                } else {
+                    base++;
+                }
+            }
+        }
+        assertEquals(BIG_COUNT, big);
+        assertEquals(BASE - DELETED, base);
+        assertEquals("overwritten", string(store.get(key(baseKey(0)))));
+        assertEquals("overwritten", string(store.get(key(baseKey(OVERWRITTEN - 1)))));
+        assertNull(store.get(key(baseKey(OVERWRITTEN))));
+        assertNull(store.get(key(baseKey(OVERWRITTEN + DELETED - 1))));
+        assertEquals("base-value-" + (BASE - 1), string(store.get(key(baseKey(BASE - 1)))));
+    }
+
+    private static void assertNoTransaction(TxnKeyValueStore store) {
+        int count = 0;
+        try (KeyValueIterator<Bytes, byte[]> all = store.all()) {
+            while (all.hasNext()) {
+                KeyValue<Bytes, byte[]> kv = all.next();
+                assertEquals(baseKey(count), new String(kv.key.get(), StandardCharsets.UTF_8));
+                assertEquals("base-value-" + count, string(kv.value));
+                count++;
+            }
+        }
+        assertEquals(BASE, count);
+    }
+}

@@ -1,0 +1,168 @@
+package dev.txnrocksdb.streams;
+
+import static dev.txnrocksdb.streams.StoreFixture.key;
+import static dev.txnrocksdb.streams.StoreFixture.string;
+import static dev.txnrocksdb.streams.StoreFixture.value;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.query.Position;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A secondary-store commit that fails after its commit file was written is decided: the store
+ * refuses writes until {@code recover} rolls it forward, and {@code recover} then returns the
+ * offset that commit wrote (read back from the store, not the offset cached before the commit).
+ *
+ * <p>The failure is real: while the commit copies, the test makes the commit file immutable
+ * ({@code chattr +i}), so deleting it, the commit's last step, fails with EPERM. Skipped where
+ * {@code chattr} cannot do that (no chattr, not root, or a file system without the attribute).
+ */
+class SecondaryStoreFailedCommitTest {
+    private static final TopicPartition CHANGELOG = new TopicPartition("failing-changelog", 0);
+    private static final int BIG_COUNT = 60_000;
+    private static final int VALUE_BYTES = 1_000;
+
+    @TempDir
+    Path stateDir;
+
+    private TxnKeyValueStore store;
+    private Path commitFile;
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (commitFile != null && Files.exists(commitFile)) {
+            chattr("-i", commitFile);
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    private static boolean chattr(String flag, Path file) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    }
+
+    private static boolean immutableFilesWork(Path dir) throws InterruptedException {
+        try {
+            Path probe = Files.writeString(dir.resolve("chattr-probe"), "x");
+            if (!chattr("+i", probe)) {
+                return false;
+            }
+            boolean blocked;
+            try {
+                Files.delete(probe);
+                blocked = false;
+            } catch (IOException expected) {
+                blocked = true;
+            }
+            chattr("-i", probe);
+            Files.deleteIfExists(probe);
+            return blocked;
+        } catch (IOException noChattr) {
+            return false;
+        }
+    }
+
+    @Test
+    void recoverRollsTheFailedCommitForwardAndReturnsItsOffset() throws Exception {
+        assumeTrue(immutableFilesWork(stateDir), "chattr +i is not available here");
+        TestStateStoreContext context = new TestStateStoreContext(stateDir.toFile());
+        store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE), context);
+        commitFile = stateDir.resolve("failing").resolve("TXN-COMMIT");
+        context.processing("input", 0, 4L);
+        store.put(key("base"), value("old"));
+        store.commit(Map.of(CHANGELOG, 10L));
+        context.processing("input", 0, 5L);
+
+        List<KeyValue<Bytes, byte[]>> batch = new ArrayList<>();
+        for (int i = 0; i < BIG_COUNT; i++) {
+            batch.add(KeyValue.pair(key(String.format("big-%06d", i)), new byte[VALUE_BYTES]));
+            if (batch.size() == 1_000) {
+                store.putAll(batch);
+                batch.clear();
+            }
+        }
+        store.put(key("base"), value("new"));
+
+        // Freeze the commit file as soon as the commit writes it; the copy takes far longer.
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Boolean> frozen = CompletableFuture.supplyAsync(() -> {
+            while (!stop.get()) {
+                if (Files.exists(commitFile)) {
+                    try {
+                        return chattr("+i", commitFile);
+                    } catch (IOException | InterruptedException e) {
+                        return false;
+                    }
+                }
+                Thread.onSpinWait();
+            }
+            return false;
+        });
+        ProcessorStateException failed;
+        try {
+            failed = assertThrows(ProcessorStateException.class, () -> store.commit(Map.of(CHANGELOG, 20L)),
+                "the commit finished before its commit file could be frozen");
+        } finally {
+            stop.set(true);
+        }
+        assertTrue(frozen.get(60, TimeUnit.SECONDS));
+        assertTrue(failed.getMessage().contains("deleting the commit file"), failed.getMessage());
+
+        // Decided but not finished: no writes until it is rolled forward.
+        ProcessorStateException refused = assertThrows(ProcessorStateException.class,
+            () -> store.put(key("other"), value("x")));
+        assertTrue(refused.getMessage().contains("failed half-way"), refused.getMessage());
+        assertEquals(10L, store.committedOffset(CHANGELOG), "the failed commit is not reported as committed");
+
+        // Still frozen: the roll-forward fails at the same step, and recover says so.
+        assertThrows(ProcessorStateException.class, () -> store.recover(0L));
+
+        assertTrue(chattr("-i", commitFile));
+        assertEquals(20L, store.recover(0L), "recover returns the offset of the rolled-forward commit");
+        assertEquals(20L, store.committedOffset(CHANGELOG));
+        Position rolledForward = Position.fromMap(Map.of("input", Map.of(0, 5L)));
+        assertEquals(rolledForward, store.getPosition(), "the position committed with it is back too");
+        assertFalse(Files.exists(commitFile));
+        assertEquals("new", string(store.get(key("base"))));
+        assertEquals("new", string(store.readOnly(IsolationLevel.READ_COMMITTED).get(key("base"))));
+        assertEquals(VALUE_BYTES, store.get(key(String.format("big-%06d", BIG_COUNT - 1))).length);
+        assertEquals(0L, store.approximateNumUncommittedBytes());
+
+        // Usable again, and the roll-forward is durable.
+        store.put(key("other"), value("x"));
+        store.commit(Map.of(CHANGELOG, 30L));
+        store.close();
+        store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
+            new TestStateStoreContext(stateDir.toFile()));
+        assertEquals(30L, store.committedOffset(CHANGELOG));
+        assertEquals(rolledForward, store.getPosition());
+        assertEquals("new", string(store.get(key("base"))));
+        assertEquals("x", string(store.get(key("other"))));
+        assertEquals(new byte[VALUE_BYTES].length, store.get(key("big-000000")).length);
+        assertNull(store.get(key("never")));
+    }
+}
