@@ -76,12 +76,16 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
      * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
      * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
      *
+     * @param name the store name (also its directory name)
+     * @param retentionPeriod how long sessions are kept after they end, in ms
+     * @param segmentInterval the time segment size in ms; Kafka's default, which its caching layer
+     *     assumes, is {@code max(retentionPeriod / 2, 60_000)}
+     * @param transactional true: stage writes until commit; false: write-through
      * @param strategy where uncommitted writes are kept; null: the application's
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
-     * @see #TxnSessionStore(String, long, long, boolean)
      */
     public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
                            TransactionStrategy strategy) {

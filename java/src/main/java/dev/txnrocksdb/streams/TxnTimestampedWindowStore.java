@@ -23,6 +23,17 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
     /**
      * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer {@link TxnStores}.
      *
+     * @param name the store name (also its directory name)
+     * @param retentionPeriod how long windows are kept, in ms (at least {@code windowSize})
+     * @param segmentInterval the time segment size in ms
+     * @param windowSize the window size in ms (for window ends)
+     * @param retainDuplicates whether every put is kept (stream-stream join buffers)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
+     *     {@code segmentInterval} is not positive
      * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean, TransactionStrategy)
      */
     public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
