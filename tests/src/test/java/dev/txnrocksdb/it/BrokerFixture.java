@@ -20,9 +20,15 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 
 /**
  * One real KRaft broker per test class (the demo's {@link KafkaBroker}, in its own JVM) in a temp
@@ -62,6 +68,31 @@ final class BrokerFixture implements AutoCloseable {
         try (Admin admin = admin()) {
             admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** A String/String producer (defaults: idempotent, acks=all). */
+    KafkaProducer<String, String> stringProducer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+    }
+
+    /**
+     * Starts a Streams app in this JVM under exactly-once with {@code enable.transactional.statestores=true}
+     * and the state directory {@code <tmp>/<appId>-state}, plus {@code overrides}; returns once it is RUNNING.
+     */
+    KafkaStreams startEosApp(String appId, Topology topology, Map<String, Object> overrides) throws Exception {
+        Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(tmp.resolve(appId + "-state")).toString());
+        p.putAll(overrides);
+        KafkaStreams streams = new KafkaStreams(topology, p);
+        streams.start();
+        await(appId + " RUNNING", Duration.ofSeconds(60), () -> streams.state() == KafkaStreams.State.RUNNING);
+        return streams;
     }
 
     /** Log end offsets of every partition {@code 0..partitions-1} of the topics. */

@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -22,16 +21,13 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KGroupedStream;
 import org.apache.kafka.streams.kstream.Materialized;
@@ -78,13 +74,10 @@ class ChangelogTopicsTest {
     static void start() throws Exception {
         kafka = BrokerFixture.start("changelog");
         kafka.createTopics(PARTITIONS, INPUT);
-        stateDir = Files.createDirectories(kafka.tmp.resolve("cl-state"));
+        stateDir = kafka.tmp.resolve(APP + "-state");
         streams = startApp();
         long t = System.currentTimeMillis();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class))) {
+        try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (String k : List.of("a", "b", "a", "c", "b", "a")) {
                 producer.send(new ProducerRecord<>(INPUT, null, t, k, "x")).get(30, TimeUnit.SECONDS);
             }
@@ -114,16 +107,7 @@ class ChangelogTopicsTest {
         grouped.count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore(NO_LOG))
                 .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long())
                 .withLoggingDisabled());
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        KafkaStreams s = new KafkaStreams(builder.build(), p);
-        s.start();
-        BrokerFixture.await("RUNNING", Duration.ofSeconds(60), () -> s.state() == KafkaStreams.State.RUNNING);
-        return s;
+        return kafka.startEosApp(APP, builder.build(), Map.of());
     }
 
     static Map<String, Long> counts(KafkaStreams s, String store) {

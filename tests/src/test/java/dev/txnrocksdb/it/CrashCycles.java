@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 /**
  * The kill -9 scenario shared by the crash tests: {@link EosCrashApp} runs in a child JVM on one
@@ -19,7 +20,8 @@ import java.util.Random;
  */
 final class CrashCycles {
 
-    record Restart(int cycle, long restored, long changelogTotal) {
+    /** One restart: records restored in total and per store, against the changelogs' size. */
+    record Restart(int cycle, long restored, long changelogTotal, Map<String, Long> restoredByStore) {
     }
 
     record Result(List<Restart> restarts, Map<String, List<Long>> kv, Map<String, List<Long>> window,
@@ -27,6 +29,11 @@ final class CrashCycles {
     }
 
     private CrashCycles() {
+    }
+
+    /** Records {@code store} restored over all restarts. */
+    static long restored(Result r, String store) {
+        return r.restarts().stream().mapToLong(x -> x.restoredByStore().getOrDefault(store, 0L)).sum();
     }
 
     static Result run(BrokerFixture kafka, WordInput input, int partitions, String appId, boolean txn, int cycles,
@@ -64,7 +71,9 @@ final class CrashCycles {
                 app = AppProcess.start(appId + "#" + cycle, kafka, appId, stateDir, txn, overrides);
                 app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
                 long restored = app.restoredTotal();
-                restarts.add(new Restart(cycle, restored, changelogTotal));
+                Map<String, Long> byStore = new TreeMap<>();
+                app.restoredSince(0).forEach((tpStore, n) -> byStore.merge(tpStore.substring(tpStore.indexOf(' ') + 1), n, Long::sum));
+                restarts.add(new Restart(cycle, restored, changelogTotal, byStore));
                 String line = String.format("[%s] cycle %2d: killed %s (exit %d) at ~%d processed; restart restored %d records"
                                 + " of %d changelog records (%.1f%%)%s", appId, cycle, appId + "#" + (cycle - 1), exit, processed,
                         restored, changelogTotal, changelogTotal == 0 ? 0.0 : 100.0 * restored / changelogTotal,

@@ -5,23 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TxnStores;
 
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -105,20 +101,12 @@ class InteractiveQueriesTest {
                 .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalSessionStore(SESSION, Duration.ofHours(1)))
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
 
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Duration.ofMinutes(10).toMillis());
-        // Streams refuses a transaction timeout below the commit interval (the broker allows up to 15 min)
-        p.put(StreamsConfig.producerPrefix("transaction.timeout.ms"), (int) Duration.ofMinutes(10).toMillis());
-        // no record cache: IQ reads go to our stores (READ_UNCOMMITTED would otherwise be served by the cache)
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(kafka.tmp.resolve("iq-state")).toString());
-        streams = new KafkaStreams(builder.build(), p);
-        streams.start();
-        BrokerFixture.await("RUNNING", Duration.ofSeconds(60), () -> streams.state() == KafkaStreams.State.RUNNING);
+        streams = kafka.startEosApp(APP, builder.build(), Map.of(
+                StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Duration.ofMinutes(10).toMillis(),
+                // Streams refuses a transaction timeout below the commit interval (the broker allows up to 15 min)
+                StreamsConfig.producerPrefix("transaction.timeout.ms"), (int) Duration.ofMinutes(10).toMillis(),
+                // no record cache: IQ reads go to our stores (READ_UNCOMMITTED would otherwise be served by the cache)
+                StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0));
 
         // a=3, b=2, c=1; windows [T, T+10s): a=2, b=1; [T+10s, ..): c=1; [T+30s, ..): a=1, b=1;
         // sessions (5 s gap): a [T, T+1s]=2, a [T+30s]=1, b [T+2s]=1, b [T+31s]=1, c [T+12s]=1
@@ -346,7 +334,7 @@ class InteractiveQueriesTest {
 
     /** Sends {@code key@offsetMs} records with timestamp T + offsetMs. */
     static void send(List<String> records) throws Exception {
-        try (KafkaProducer<String, String> producer = producer()) {
+        try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (String r : records) {
                 String[] f = r.split("@");
                 producer.send(new ProducerRecord<>(INPUT, null, T + Long.parseLong(f[1]), f[0], "x")).get(30, TimeUnit.SECONDS);
@@ -360,7 +348,7 @@ class InteractiveQueriesTest {
      */
     static void commitAndAwait(Map<String, Long> expectedKv, Map<String, Map<Long, Long>> expectedWindows,
                                Map<String, Map<String, Long>> expectedSessions) throws Exception {
-        try (KafkaProducer<String, String> producer = producer()) {
+        try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (int p = 0; p < PARTITIONS; p++) {
                 producer.send(new ProducerRecord<>(INPUT, p, T + 59_000, "~marker", "COMMIT")).get(30, TimeUnit.SECONDS);
             }
@@ -379,12 +367,6 @@ class InteractiveQueriesTest {
                     }
                     return true;
                 });
-    }
-
-    static KafkaProducer<String, String> producer() {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
     }
 
     /** An IQv2 query over every partition ({@code isolation} null: the app's default). */
