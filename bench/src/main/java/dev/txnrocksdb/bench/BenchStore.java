@@ -9,6 +9,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
@@ -19,11 +20,13 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * One store under benchmark, opened in its own temporary state directory: "txn" is
- * txn-rocksdb's transactional store, "builtin" Kafka Streams' RocksDB store. Both are the bare
+ * txn-rocksdb's transactional store (indexed-batch strategy, the default), "txn-secondary" the same
+ * store with the secondary-store strategy, "builtin" Kafka Streams' RocksDB store. Both are the bare
  * stores their suppliers build (no caching or change-logging layers), committed the same way.
  */
 final class BenchStore implements AutoCloseable {
     static final String TXN = "txn";
+    static final String TXN_SECONDARY = "txn-secondary";
     static final String BUILTIN = "builtin";
     static final TopicPartition CHANGELOG = new TopicPartition("txn-rocksdb-bench-store-changelog", 0);
 
@@ -39,8 +42,10 @@ final class BenchStore implements AutoCloseable {
         }
         KeyValueBytesStoreSupplier supplier = switch (kind) {
             case TXN -> TxnStores.persistentTransactionalKeyValueStore("bench-store");
+            case TXN_SECONDARY -> TxnStores.persistentTransactionalKeyValueStore("bench-store",
+                    TransactionStrategy.SECONDARY_STORE);
             case BUILTIN -> Stores.persistentKeyValueStore("bench-store");
-            default -> throw new IllegalArgumentException("store must be txn or builtin, not " + kind);
+            default -> throw new IllegalArgumentException("store must be txn, txn-secondary or builtin, not " + kind);
         };
         context = new BenchContext(dir.toFile());
         store = supplier.get();

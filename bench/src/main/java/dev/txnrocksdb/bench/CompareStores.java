@@ -91,6 +91,11 @@ public final class CompareStores {
         System.out.println("Wrote " + out + " and " + json);
     }
 
+    private static String ratio(Result<?> ours, Result<?> builtin) {
+        return builtin != null && ours != null && builtin.getScore() > 0
+                ? String.format(Locale.ROOT, "%.2fx", ours.getScore() / builtin.getScore()) : "-";
+    }
+
     /** One row per benchmark method, stores side by side, as a Markdown table. */
     static String table(Collection<RunResult> results) {
         Map<String, Map<String, Result<?>>> rows = new LinkedHashMap<>();
@@ -102,16 +107,17 @@ public final class CompareStores {
         List<Map.Entry<String, Map<String, Result<?>>>> sorted = new ArrayList<>(rows.entrySet());
         sorted.sort(Comparator.comparingInt(e -> ORDER.contains(e.getKey()) ? ORDER.indexOf(e.getKey()) : ORDER.size()));
         List<String[]> lines = new ArrayList<>();
-        lines.add(new String[] {"benchmark", "builtin ops/s", "txn ops/s", "txn/builtin", "unit"});
+        lines.add(new String[] {"benchmark", "builtin ops/s", "txn ops/s", "txn/builtin", "txn-secondary ops/s",
+            "txn-secondary/builtin", "unit"});
         for (Map.Entry<String, Map<String, Result<?>>> row : sorted) {
             Result<?> builtin = row.getValue().get(BenchStore.BUILTIN);
             Result<?> txn = row.getValue().get(BenchStore.TXN);
-            String ratio = builtin != null && txn != null && builtin.getScore() > 0
-                    ? String.format(Locale.ROOT, "%.2fx", txn.getScore() / builtin.getScore()) : "-";
-            lines.add(new String[] {row.getKey(), score(builtin), score(txn), ratio,
+            Result<?> secondary = row.getValue().get(BenchStore.TXN_SECONDARY);
+            lines.add(new String[] {row.getKey(), score(builtin), score(txn), ratio(txn, builtin), score(secondary),
+                    ratio(secondary, builtin),
                     UNITS.getOrDefault(row.getKey(), builtin != null ? builtin.getScoreUnit() : "ops/s")});
         }
-        int[] width = new int[5];
+        int[] width = new int[7];
         for (String[] l : lines) {
             for (int i = 0; i < l.length; i++) {
                 width[i] = Math.max(width[i], l[i].length());
@@ -122,14 +128,14 @@ public final class CompareStores {
             sb.append('|');
             for (int i = 0; i < width.length; i++) {
                 String cell = lines.get(n)[i];
-                boolean numeric = i >= 1 && i <= 3;
+                boolean numeric = i >= 1 && i <= 5;
                 sb.append(' ').append(numeric ? pad(cell, width[i], true) : pad(cell, width[i], false)).append(" |");
             }
             sb.append('\n');
             if (n == 0) {
                 sb.append('|');
                 for (int i = 0; i < width.length; i++) {
-                    boolean numeric = i >= 1 && i <= 3;
+                    boolean numeric = i >= 1 && i <= 5;
                     sb.append(' ').append("-".repeat(width[i] - (numeric ? 1 : 0))).append(numeric ? ":" : "").append(" |");
                 }
                 sb.append('\n');

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class PutBenchmark {
-    @Param({"txn", "builtin"})
+    @Param({"txn", "txn-secondary", "builtin"})
     public String store;
 
     private BenchStore bench;

@@ -29,7 +29,7 @@ import org.openjdk.jmh.infra.Blackhole;
 public class ReadBenchmark {
     static final int SCAN_LENGTH = 1_000;
 
-    @Param({"txn", "builtin"})
+    @Param({"txn", "txn-secondary", "builtin"})
     public String store;
 
     private BenchStore bench;

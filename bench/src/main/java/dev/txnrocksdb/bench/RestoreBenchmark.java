@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.TearDown;
 public class RestoreBenchmark {
     static final int BATCH = 1_000;
 
-    @Param({"txn", "builtin"})
+    @Param({"txn", "txn-secondary", "builtin"})
     public String store;
 
     private BenchStore bench;
