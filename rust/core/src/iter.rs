@@ -87,9 +87,13 @@ impl RangeIter {
         // dropped only after `it` (field order). The 'static lifetime never escapes this struct.
         let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
         let cf = db.cf_handle(crate::store::DATA_CF).ok_or_else(|| inner.err("data column family missing"))?;
-        let transactional = inner.options.transactional && !range.committed_only;
+        let mut transactional = inner.options.transactional && !range.committed_only;
         if transactional && inner.options.secondary() {
-            return Self::merged(inner.clone(), range.from, range.reverse, upper_excl, empty, ro);
+            if inner.tmp_dirty.load(Ordering::Acquire) {
+                return Self::merged(inner.clone(), range.from, range.reverse, upper_excl, empty, ro);
+            }
+            // nothing staged in the temporary store: the committed data is the whole view
+            transactional = false;
         }
         // Committed-only readers keep the pre-commit view while a secondary-store commit copies.
         let snapshot = if range.committed_only { inner.frozen() } else { None };

@@ -134,6 +134,9 @@ pub(crate) struct Inner {
     pub(crate) staged: Mutex<Arc<Staged>>,
     /// The current transaction's generation, readable without waiting for a commit in progress.
     pub(crate) generation: AtomicU64,
+    /// Secondary-store strategy: the current generation has writes (set before the first one
+    /// lands). Until then reads skip the temporary store.
+    pub(crate) tmp_dirty: AtomicBool,
     /// A secondary-store commit failed after its commit file was written: the transaction must be
     /// rolled forward ([`TxnDb::rollback`], or reopening) before anything else is written.
     interrupted: AtomicBool,
@@ -153,6 +156,7 @@ impl Inner {
         let generation = current.generation + 1;
         *current = Staged::new(generation);
         self.generation.store(generation, Ordering::Release);
+        self.tmp_dirty.store(false, Ordering::Release);
     }
 
     fn check_not_interrupted(&self) -> Result<()> {
@@ -251,6 +255,7 @@ impl TxnDb {
             options,
             staged: Mutex::new(Staged::new(1)),
             generation: AtomicU64::new(1),
+            tmp_dirty: AtomicBool::new(false),
             interrupted: AtomicBool::new(false),
         };
         secondary::recover_at_open(&inner)?;
@@ -289,7 +294,7 @@ impl TxnDb {
             .map_err(|e| inner.err(e))?;
             return Ok(f(v.as_deref()));
         }
-        if inner.options.secondary() {
+        if inner.options.secondary() && inner.tmp_dirty.load(Ordering::Acquire) {
             // The temporary store first; a commit finishing meanwhile only moves the value to the
             // main store, so reading the main store after a miss is still right.
             let generation = inner.generation.load(Ordering::Acquire);
@@ -379,6 +384,7 @@ impl TxnDb {
             wb.put_cf(tcf, key, value);
         }
         if records > 0 {
+            inner.tmp_dirty.store(true, Ordering::Release);
             inner.db.write(&wb).map_err(|e| inner.err(e))?;
             staged.tmp_bytes.fetch_add(bytes, Ordering::Relaxed);
             staged.tmp_writes.fetch_add(records, Ordering::Relaxed);

@@ -54,7 +54,7 @@ public final class CompareStores {
 
         OptionsBuilder builder = new OptionsBuilder();
         builder.include(include)
-                .param("store", System.getProperty("bench.stores", "txn,builtin").split(","))
+                .param("store", System.getProperty("bench.stores", "txn,txn-secondary,builtin").split(","))
                 .forks(Integer.getInteger("bench.forks", 1))
                 .warmupIterations(Integer.getInteger("bench.warmupIterations", 2))
                 .warmupTime(TimeValue.fromString(System.getProperty("bench.warmupTime", "2s")))
