@@ -29,7 +29,7 @@ import org.openjdk.jmh.util.Statistics;
  * table and writes it as Markdown (default {@code bench/results/latest.md}, beside JMH's JSON).
  *
  * <p>System properties (defaults sized for a 2-core machine): {@code bench.include} (regex over
- * benchmark names, default all of this package), {@code bench.stores} (default "txn,builtin"),
+ * benchmark names, default all of this package), {@code bench.stores} (default "txn,txn-secondary,builtin"),
  * {@code bench.forks} (1), {@code bench.warmupIterations} (2), {@code bench.warmupTime} (2s),
  * {@code bench.iterations} (3), {@code bench.time} (2s), {@code bench.jvmArgs} (extra JVM
  * arguments for the forks, space separated), {@code bench.out} (the Markdown file).
