@@ -74,15 +74,18 @@ impl RangeIter {
             (to, _) => to,
         };
         let empty = matches!((&range.from, &upper_excl), (Some(l), Some(u)) if l >= u);
-        let mut ro = ReadOptions::default();
-        if !empty {
-            if let Some(l) = &range.from {
-                ro.set_iterate_lower_bound(l.clone());
+        let bounded = || {
+            let mut ro = ReadOptions::default();
+            if !empty {
+                if let Some(l) = &range.from {
+                    ro.set_iterate_lower_bound(l.clone());
+                }
+                if let Some(u) = &upper_excl {
+                    ro.set_iterate_upper_bound(u.clone());
+                }
             }
-            if let Some(u) = &upper_excl {
-                ro.set_iterate_upper_bound(u.clone());
-            }
-        }
+            ro
+        };
         // SAFETY: `db` lives inside `inner`, which this iterator keeps alive (`_inner`) and which is
         // dropped only after `it` (field order). The 'static lifetime never escapes this struct.
         let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
@@ -90,20 +93,16 @@ impl RangeIter {
         let mut transactional = inner.options.transactional && !range.committed_only;
         if transactional && inner.options.secondary() {
             if inner.tmp_dirty.load(Ordering::Acquire) {
+                let ro = bounded();
                 return Self::merged(inner.clone(), range.from, range.reverse, upper_excl, empty, ro);
             }
             // nothing staged in the temporary store: the committed data is the whole view
             transactional = false;
         }
-        // Committed-only readers keep the pre-commit view while a secondary-store commit copies.
-        let snapshot = if range.committed_only { inner.frozen() } else { None };
-        if let Some(s) = &snapshot {
-            ro.set_snapshot(&s.0);
-        }
-        // Held while both halves are created, so a concurrent commit cannot fall between them.
-        let current = inner.lock_staged();
-        let base = db.raw_iterator_cf_opt(cf, ro);
-        let (it, staged, seen_version) = if transactional {
+        let (it, staged, seen_version, snapshot) = if transactional {
+            // Held while both halves are created, so a concurrent commit cannot fall between them.
+            let current = inner.lock_staged();
+            let base = db.raw_iterator_cf_opt(cf, bounded());
             let staged = current.clone();
             let batch = lock(&staged.batch);
             // SAFETY: the batch lives inside `staged` (an Arc this iterator keeps until `it` is
@@ -113,11 +112,19 @@ impl RangeIter {
             let it = batch_ref.iterator_with_base_cf(base, cf);
             let version = staged.version.load(Ordering::Acquire);
             drop(batch);
-            (it, Some(staged), version)
+            drop(current);
+            (it, Some(staged), version, None)
         } else {
-            (base, None, 0)
+            // The committed view, never half of a secondary-store commit, without waiting for one.
+            let (it, snapshot) = inner.committed_read(|frozen| {
+                let mut ro = bounded();
+                if let Some(f) = frozen {
+                    ro.set_snapshot(&f.0);
+                }
+                db.raw_iterator_cf_opt(cf, ro)
+            });
+            (it, None, 0, snapshot)
         };
-        drop(current);
         Ok(RangeIter {
             it: Cursor::Raw(it),
             staged,

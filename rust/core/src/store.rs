@@ -126,6 +126,8 @@ pub(crate) struct Inner {
     /// committed-only readers while the commit copies (it is not one atomic write). Declared
     /// before `db`, so it is released first.
     pub(crate) frozen: Mutex<Option<Arc<Frozen>>>,
+    /// Odd while a secondary-store commit copies (see [`Inner::committed_read`]).
+    commit_epoch: AtomicU64,
     pub(crate) db: DB,
     pub(crate) path: PathBuf,
     pub(crate) options: StoreOptions,
@@ -169,9 +171,40 @@ impl Inner {
         Ok(())
     }
 
-    /// The committed view for a committed-only read: frozen while a commit copies.
-    pub(crate) fn frozen(&self) -> Option<Arc<Frozen>> {
-        lock(&self.frozen).clone()
+    /// Runs `read` against a consistent committed view and returns its result with the snapshot
+    /// it used (if any). A secondary-store commit copies in several writes; while it does (odd
+    /// `commit_epoch`), `read` gets the snapshot frozen before the copy; otherwise it reads the
+    /// live data and is retried if a commit started meanwhile. Never blocks on a commit.
+    pub(crate) fn committed_read<R>(&self, mut read: impl FnMut(Option<&Frozen>) -> R) -> (R, Option<Arc<Frozen>>) {
+        loop {
+            let epoch = self.commit_epoch.load(Ordering::SeqCst);
+            if epoch % 2 == 1 {
+                // `frozen` is set before the epoch turns odd and cleared after it turns even
+                if let Some(frozen) = lock(&self.frozen).clone() {
+                    return (read(Some(&frozen)), Some(frozen));
+                }
+                std::hint::spin_loop();
+                continue;
+            }
+            let r = read(None);
+            if self.commit_epoch.load(Ordering::SeqCst) == epoch {
+                return (r, None);
+            }
+        }
+    }
+
+    /// A secondary-store commit starts copying: committed-view readers switch to the snapshot.
+    fn freeze(&self) {
+        *lock(&self.frozen) = Some(Frozen::new(self));
+        self.commit_epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The copy is complete (or abandoned before it began): readers see the live data again.
+    fn thaw(&self) {
+        if self.commit_epoch.load(Ordering::SeqCst) % 2 == 1 {
+            self.commit_epoch.fetch_add(1, Ordering::SeqCst);
+        }
+        *lock(&self.frozen) = None;
     }
 
     pub(crate) fn err(&self, e: impl std::fmt::Display) -> Error {
@@ -250,6 +283,7 @@ impl TxnDb {
         let db = DB::open_cf_descriptors(&db_opts, &path, cfs).map_err(|e| Error::storage(&path, e))?;
         let inner = Inner {
             frozen: Mutex::new(None),
+            commit_epoch: AtomicU64::new(0),
             db,
             path,
             options,
@@ -282,19 +316,21 @@ impl TxnDb {
     pub fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
         let inner = &*self.inner;
         let cf = inner.data_cf();
-        if committed_only || !inner.options.transactional {
-            let v = match inner.frozen() {
+        let secondary = inner.options.secondary();
+        if committed_only || !inner.options.transactional || (secondary && !inner.tmp_dirty.load(Ordering::Acquire)) {
+            // the committed view (for secondary-store also the whole view while nothing is staged)
+            let (v, _) = inner.committed_read(|frozen| match frozen {
                 Some(frozen) => {
                     let mut ro = ReadOptions::default();
                     ro.set_snapshot(&frozen.0);
                     inner.db.get_pinned_cf_opt(cf, key, &ro)
                 }
                 None => inner.db.get_pinned_cf(cf, key),
-            }
-            .map_err(|e| inner.err(e))?;
+            });
+            let v = v.map_err(|e| inner.err(e))?;
             return Ok(f(v.as_deref()));
         }
-        if inner.options.secondary() && inner.tmp_dirty.load(Ordering::Acquire) {
+        if secondary {
             // The temporary store first; a commit finishing meanwhile only moves the value to the
             // main store, so reading the main store after a miss is still right.
             let generation = inner.generation.load(Ordering::Acquire);
@@ -507,14 +543,14 @@ impl TxnDb {
             inner.db.flush_wal(true).map_err(|e| inner.err(e))?;
         }
         fault::point("commit:before-commit-file")?;
-        // Committed-only readers keep the pre-commit view until the offsets have landed.
-        *lock(&inner.frozen) = Some(Frozen::new(inner));
+        // Committed-view readers keep the pre-commit view until the offsets have landed.
+        inner.freeze();
         // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
         if let Err(e) = record.write(&inner.path, inner.options.sync_commit) {
             if secondary::commit_file_exists(inner) {
                 inner.interrupted.store(true, Ordering::Release);
             } else {
-                *lock(&inner.frozen) = None;
+                inner.thaw();
             }
             return Err(e);
         }
@@ -524,7 +560,7 @@ impl TxnDb {
             inner.interrupted.store(true, Ordering::Release);
             return Err(e);
         }
-        *lock(&inner.frozen) = None;
+        inner.thaw();
         inner.next_transaction(current);
         Ok(())
     }
@@ -574,7 +610,7 @@ impl TxnDb {
                 secondary::roll_forward(inner, &record, Phase::Recovery)?;
             }
             inner.interrupted.store(false, Ordering::Release);
-            *lock(&inner.frozen) = None;
+            inner.thaw();
         } else if inner.options.secondary() {
             let bytes = current.tmp_bytes.load(Ordering::Relaxed);
             secondary::truncate_generation(inner, current.generation, bytes)?;
