@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Objects;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionStore;
@@ -12,15 +11,10 @@ import org.apache.kafka.streams.state.SessionStore;
  * <p>{@link #segmentIntervalMs()} is Kafka's {@code max(retentionPeriod / 2, 60_000)}, which
  * Kafka's session caching layer assumes when it merges its cache with the store's iterators.
  */
-public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
+public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase implements SessionBytesStoreSupplier {
     /** The metrics scope of txn-rocksdb session stores. */
     public static final String METRICS_SCOPE = "txn-rocksdb-session";
 
-    private final String name;
-    private final long retentionPeriod;
-    private final long segmentInterval;
-    private final boolean transactional;
-    private final TransactionStrategy strategy;
     private final boolean emitFinal;
 
     /**
@@ -52,23 +46,15 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
 
     TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy,
                                  boolean emitFinal) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.retentionPeriod = retentionPeriod;
-        this.segmentInterval = TxnWindowBytesStoreSupplier.defaultSegmentInterval(retentionPeriod);
-        this.transactional = transactional;
-        this.strategy = strategy;
+        super(name, retentionPeriod, transactional, strategy);
         this.emitFinal = emitFinal;
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     /** A new, unopened store on every call. */
     @Override
     public SessionStore<Bytes, byte[]> get() {
-        return new TxnSessionStore(name, retentionPeriod, segmentInterval, transactional, strategy, emitFinal);
+        return new TxnSessionStore(name(), retentionPeriod(), segmentIntervalMs(), transactional(), transactionStrategy(),
+            emitFinal);
     }
 
     /** {@value #METRICS_SCOPE}. */
@@ -78,38 +64,7 @@ public class TxnSessionBytesStoreSupplier implements SessionBytesStoreSupplier {
     }
 
     @Override
-    public long segmentIntervalMs() {
-        return segmentInterval;
-    }
-
-    @Override
-    public long retentionPeriod() {
-        return retentionPeriod;
-    }
-
-    /**
-     * Whether the supplied stores stage writes until commit (KIP-844).
-     *
-     * @return {@code true} for transactional stores, {@code false} for write-through ones
-     */
-    public boolean transactional() {
-        return transactional;
-    }
-
-    /**
-     * The transaction strategy the supplied stores use instead of the application's
-     * {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
-     *
-     * @return the supplier's own strategy, or null when the stores take the configured one
-     */
-    public TransactionStrategy transactionStrategy() {
-        return strategy;
-    }
-
-    @Override
-    public String toString() {
-        return getClass().getSimpleName() + "{name=" + name + ", retentionPeriod=" + retentionPeriod
-            + ", segmentInterval=" + segmentInterval + ", transactional=" + transactional
-            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + ", emitFinal=" + emitFinal + "}";
+    String details() {
+        return super.details() + ", emitFinal=" + emitFinal;
     }
 }

@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Objects;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowStore;
@@ -14,18 +13,13 @@ import org.apache.kafka.streams.state.WindowStore;
  * iterates segment by segment with this interval, and Kafka's caching layer merges its cache with
  * the store's iterators assuming exactly this interval.
  */
-public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
+public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implements WindowBytesStoreSupplier {
     /** The metrics scope of txn-rocksdb window stores. */
     public static final String METRICS_SCOPE = "txn-rocksdb-window";
 
-    private final String name;
-    private final long retentionPeriod;
-    private final long segmentInterval;
     private final long windowSize;
     private final boolean retainDuplicates;
     private final boolean timestamped;
-    private final boolean transactional;
-    private final TransactionStrategy strategy;
     private final TxnWindowStore.Layout layout;
 
     /**
@@ -68,46 +62,27 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
     TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
                                 boolean timestamped, boolean transactional, TransactionStrategy strategy,
                                 TxnWindowStore.Layout layout) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
-        this.retentionPeriod = retentionPeriod;
-        this.segmentInterval = defaultSegmentInterval(retentionPeriod);
+        super(name, retentionPeriod, transactional, strategy);
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
         this.timestamped = timestamped;
-        this.transactional = transactional;
-        this.strategy = strategy;
         this.layout = layout;
-    }
-
-    /** Kafka's segment interval for a retention period: {@code max(retentionPeriod / 2, 60_000)}. */
-    static long defaultSegmentInterval(long retentionPeriod) {
-        return Math.max(retentionPeriod / 2, 60_000L);
-    }
-
-    @Override
-    public String name() {
-        return name;
     }
 
     /** A new, unopened store on every call. */
     @Override
     public WindowStore<Bytes, byte[]> get() {
         return timestamped
-            ? new TxnTimestampedWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates,
-                transactional, strategy, layout)
-            : new TxnWindowStore(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional,
-                strategy, layout);
+            ? new TxnTimestampedWindowStore(name(), retentionPeriod(), segmentIntervalMs(), windowSize, retainDuplicates,
+                transactional(), transactionStrategy(), layout)
+            : new TxnWindowStore(name(), retentionPeriod(), segmentIntervalMs(), windowSize, retainDuplicates,
+                transactional(), transactionStrategy(), layout);
     }
 
     /** {@value #METRICS_SCOPE}. */
     @Override
     public String metricsScope() {
         return METRICS_SCOPE;
-    }
-
-    @Override
-    public long segmentIntervalMs() {
-        return segmentInterval;
     }
 
     @Override
@@ -120,40 +95,14 @@ public class TxnWindowBytesStoreSupplier implements WindowBytesStoreSupplier {
         return retainDuplicates;
     }
 
-    @Override
-    public long retentionPeriod() {
-        return retentionPeriod;
-    }
-
     /** Whether the supplied stores keep values as {@code [8-byte timestamp][value]}. */
     public boolean timestamped() {
         return timestamped;
     }
 
-    /**
-     * Whether the supplied stores stage writes until commit (KIP-844).
-     *
-     * @return {@code true} for transactional stores, {@code false} for write-through ones
-     */
-    public boolean transactional() {
-        return transactional;
-    }
-
-    /**
-     * The transaction strategy the supplied stores use instead of the application's
-     * {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
-     *
-     * @return the supplier's own strategy, or null when the stores take the configured one
-     */
-    public TransactionStrategy transactionStrategy() {
-        return strategy;
-    }
-
     @Override
-    public String toString() {
-        return getClass().getSimpleName() + "{name=" + name + ", retentionPeriod=" + retentionPeriod
-            + ", segmentInterval=" + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates="
-            + retainDuplicates + ", timestamped=" + timestamped + ", transactional=" + transactional
-            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + ", layout=" + layout + "}";
+    String details() {
+        return super.details() + ", windowSize=" + windowSize + ", retainDuplicates=" + retainDuplicates
+            + ", timestamped=" + timestamped + ", layout=" + layout;
     }
 }
