@@ -85,6 +85,7 @@ impl StoreOptions {
 pub(crate) struct Staged {
     /// Indexed-batch strategy: the writes (empty under the secondary-store strategy).
     pub(crate) batch: Mutex<WriteBatchWithIndex>,
+    /// Indexed-batch strategy: counts mutations of `batch`, so live iterators know to re-seek.
     pub(crate) version: AtomicU64,
     /// Range deletes, applied after the records at commit. RocksDB's `WriteBatchWithIndex` drops
     /// range deletes silently, so they are kept here; reads never look at the ranges they cover.
@@ -425,7 +426,7 @@ impl TxnDb {
             staged.tmp_bytes.fetch_add(bytes, Ordering::Relaxed);
             staged.tmp_writes.fetch_add(records, Ordering::Relaxed);
         }
-        staged.version.fetch_add(1, Ordering::Release);
+        // no version bump: secondary-store iterators read a snapshot and never re-seek
         Ok(())
     }
 
