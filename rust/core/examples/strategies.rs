@@ -12,7 +12,7 @@
 //! strategy and the ratio secondary-store / indexed-batch.
 
 use std::time::Instant;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 const VALUE: [u8; 100] = [7; 100];
 const COMMIT_EVERY: u64 = 1_000;
@@ -32,7 +32,7 @@ fn rate(ops: u64, since: Instant) -> f64 {
     ops as f64 / since.elapsed().as_secs_f64()
 }
 
-fn stage_some(db: &TxnDb, n: u64, base: u64) {
+fn stage_some(db: &KeyValueStore, n: u64, base: u64) {
     for i in 0..500 {
         db.put(&key(base + i * 7 % n), Some(&VALUE)).unwrap();
     }
@@ -40,7 +40,7 @@ fn stage_some(db: &TxnDb, n: u64, base: u64) {
 
 fn measure(strategy: Strategy, n: u64) -> Vec<(&'static str, f64)> {
     let dir = tempfile::tempdir().unwrap();
-    let db = TxnDb::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+    let db = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
     let mut out = Vec::new();
 
     let t = Instant::now();

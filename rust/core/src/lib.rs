@@ -1,7 +1,7 @@
 //! The engine of txn-rocksdb: transactional stores over one RocksDB instance per store.
 //!
 //! Two transaction strategies ([`Strategy`]): writes are staged in a RocksDB `WriteBatchWithIndex`
-//! and [`TxnDb::commit`] writes them together with the changelog offsets in one atomic RocksDB
+//! and [`KeyValueStore::commit`] writes them together with the changelog offsets in one atomic RocksDB
 //! write; or (KIP-844's reference design) they go to a temporary store on disk and a commit copies
 //! them into the main store behind a commit file that recovery rolls forward. Either way, after a
 //! crash the store holds exactly the last commit.
@@ -23,4 +23,4 @@ pub mod window;
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
-pub use store::{StoreOptions, Strategy, TxnDb, Write};
+pub use store::{StoreOptions, Strategy, KeyValueStore, Write};

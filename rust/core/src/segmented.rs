@@ -13,7 +13,7 @@
 
 use crate::error::Result;
 use crate::iter::{Range, RangeIter};
-use crate::store::{StoreOptions, TxnDb, Write};
+use crate::store::{StoreOptions, KeyValueStore, Write};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -34,23 +34,49 @@ impl SegmentOptions {
     }
 }
 
-/// 8-byte prefix of a segment, ordered like the signed id (sign bit flipped, big-endian).
-fn segment_prefix(segment: i64) -> [u8; 8] {
+/// Length of the segment prefix in front of every store key.
+const SEGMENT_PREFIX_LEN: usize = 8;
+
+/// The segment prefix of a segment: its id as 8 big-endian bytes with the sign bit flipped, so
+/// prefixes sort like the signed ids.
+fn segment_prefix(segment: i64) -> [u8; SEGMENT_PREFIX_LEN] {
     ((segment as u64) ^ (1 << 63)).to_be_bytes()
 }
 
-/// The engine's key for `store_key` in `segment`.
+/// The key under which `store_key` of `segment` is kept: segment prefix ++ store key.
 fn prefixed(segment: i64, store_key: &[u8]) -> Vec<u8> {
-    let mut k = Vec::with_capacity(8 + store_key.len());
-    k.extend_from_slice(&segment_prefix(segment));
-    k.extend_from_slice(store_key);
-    k
+    let mut key = Vec::with_capacity(SEGMENT_PREFIX_LEN + store_key.len());
+    key.extend_from_slice(&segment_prefix(segment));
+    key.extend_from_slice(store_key);
+    key
+}
+
+/// The store key of a kept key (its segment prefix removed).
+fn store_key_of(key: &[u8]) -> &[u8] {
+    &key[SEGMENT_PREFIX_LEN..]
+}
+
+/// The segment id of a kept key, `None` if it is shorter than a segment prefix.
+fn segment_of(key: &[u8]) -> Option<i64> {
+    let prefix: [u8; SEGMENT_PREFIX_LEN] = key.get(..SEGMENT_PREFIX_LEN)?.try_into().ok()?;
+    Some((u64::from_be_bytes(prefix) ^ (1 << 63)) as i64)
+}
+
+/// Which timestamps at the retention edge reads still return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RetentionEdge {
+    /// `ts > streamTime - retention` (Kafka's key-first window and session stores).
+    #[default]
+    Excluded,
+    /// `ts >= streamTime - retention` (Kafka's time-ordered window stores, emit-final).
+    Included,
 }
 
 /// A transactional store whose entries are grouped into time segments.
-pub struct SegmentedDb {
-    db: TxnDb,
+pub struct SegmentedStore {
+    store: KeyValueStore,
     geometry: SegmentOptions,
+    edge: RetentionEdge,
     stream_time: AtomicI64,
     /// Segments below this id have had their range delete issued (staged or applied).
     dropped_below: AtomicI64,
@@ -58,6 +84,22 @@ pub struct SegmentedDb {
 
 /// One changelog record to restore: (segment timestamp, store key, value or `None` to delete).
 pub type RestoreRecord<'a> = (i64, &'a [u8], Option<&'a [u8]>);
+
+/// Pairs each changelog record with the segment timestamp `timestamp_of` reads from its key.
+pub(crate) fn with_segment_timestamps<'a>(
+    records: &[(&'a [u8], Option<&'a [u8]>)],
+    timestamp_of: impl Fn(&[u8]) -> Option<i64>,
+) -> Result<Vec<RestoreRecord<'a>>> {
+    records
+        .iter()
+        .map(|&(key, value)| {
+            let ts = timestamp_of(key).ok_or_else(|| {
+                crate::Error::InvalidArgument(format!("changelog key of {} bytes is too short for this store", key.len()))
+            })?;
+            Ok((ts, key, value))
+        })
+        .collect()
+}
 
 /// What a put did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,24 +110,36 @@ pub enum PutOutcome {
     DroppedExpired,
 }
 
-impl SegmentedDb {
-    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SegmentedDb> {
+impl SegmentedStore {
+    /// Opens the store with Kafka's key-first visibility ([`RetentionEdge::Excluded`]).
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SegmentedStore> {
+        Self::open_with_edge(path, options, geometry, RetentionEdge::Excluded)
+    }
+
+    /// Opens the store; `edge` says whether reads return timestamps exactly at the retention edge.
+    pub fn open_with_edge(
+        path: impl AsRef<Path>,
+        options: StoreOptions,
+        geometry: SegmentOptions,
+        edge: RetentionEdge,
+    ) -> Result<SegmentedStore> {
         if geometry.retention_ms < 0 || geometry.segment_interval_ms <= 0 {
             return Err(crate::Error::InvalidArgument(format!(
                 "retention must be >= 0 and segment interval > 0, got {geometry:?}"
             )));
         }
-        Ok(SegmentedDb {
-            db: TxnDb::open(path, options)?,
+        Ok(SegmentedStore {
+            store: KeyValueStore::open(path, options)?,
             geometry,
+            edge,
             stream_time: AtomicI64::new(NO_TIMESTAMP),
             dropped_below: AtomicI64::new(i64::MIN),
         })
     }
 
-    /// The transactional engine underneath (commit, offsets, rollback, sizes).
-    pub fn db(&self) -> &TxnDb {
-        &self.db
+    /// The key-value store underneath (commit, offsets, rollback, sizes).
+    pub fn key_value(&self) -> &KeyValueStore {
+        &self.store
     }
 
     pub fn geometry(&self) -> SegmentOptions {
@@ -101,9 +155,14 @@ impl SegmentedDb {
         self.stream_time.load(Ordering::Acquire)
     }
 
-    /// The lowest timestamp a read may return: `streamTime - retention + 1`.
+    /// The lowest timestamp a read may return: `streamTime - retention + 1`, or
+    /// `streamTime - retention` when the retention edge is included.
     pub fn earliest_visible(&self) -> i64 {
-        self.stream_time().saturating_sub(self.geometry.retention_ms).saturating_add(1)
+        let edge = self.stream_time().saturating_sub(self.geometry.retention_ms);
+        match self.edge {
+            RetentionEdge::Excluded => edge.saturating_add(1),
+            RetentionEdge::Included => edge,
+        }
     }
 
     fn min_live_segment(&self, stream_time: i64) -> i64 {
@@ -137,8 +196,8 @@ impl SegmentedDb {
             None => Write::Delete(&key),
         };
         match &expiry {
-            Some((from, to)) => self.db.write_all([Write::DeleteRange(from, to), write])?,
-            None => self.db.write_all([write])?,
+            Some((from, to)) => self.store.write_all([Write::DeleteRange(from, to), write])?,
+            None => self.store.write_all([write])?,
         }
         Ok(PutOutcome::Written)
     }
@@ -147,12 +206,12 @@ impl SegmentedDb {
     pub fn remove(&self, segment_ts: i64, store_key: &[u8]) -> Result<()> {
         self.observe(segment_ts);
         let key = prefixed(self.segment_id(segment_ts), store_key);
-        self.db.write_all([Write::Delete(&key)])
+        self.store.write_all([Write::Delete(&key)])
     }
 
     /// The value stored under `store_key` in the segment of `segment_ts` (no visibility filter).
     pub fn get(&self, segment_ts: i64, store_key: &[u8], committed_only: bool) -> Result<Option<Vec<u8>>> {
-        self.db.get(&prefixed(self.segment_id(segment_ts), store_key), committed_only)
+        self.store.get(&prefixed(self.segment_id(segment_ts), store_key), committed_only)
     }
 
     /// Applies changelog records `(segment_ts, store_key, value)` straight to committed data:
@@ -180,7 +239,7 @@ impl SegmentedDb {
                     None => Write::Delete(k),
                 })
             }));
-        self.db.restore_writes(writes)
+        self.store.restore_writes(writes)
     }
 
     /// Iterates the live segments whose ids lie in `[segment_id(from_ts), segment_id(to_ts)]`
@@ -190,11 +249,11 @@ impl SegmentedDb {
         let lo = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
         let hi = self.segment_id(scan.to_ts);
         let cursor = if scan.reverse { hi } else { lo };
-        SegmentIter { db: self.db.clone(), lo, hi, cursor: (lo <= hi).then_some(cursor), current: None, scan }
+        SegmentIter { store: self.store.clone(), lo, hi, cursor: (lo <= hi).then_some(cursor), current: None, scan }
     }
 }
 
-/// What a [`SegmentedDb::iter`] covers.
+/// What a [`SegmentedStore::iter`] covers.
 #[derive(Debug, Clone, Default)]
 pub struct SegmentScan {
     pub from_ts: i64,
@@ -208,18 +267,13 @@ pub struct SegmentScan {
 
 /// Iterator over several segments; yields unprefixed store keys.
 pub struct SegmentIter {
-    db: TxnDb,
+    store: KeyValueStore,
     lo: i64,
     hi: i64,
     /// The next segment id to look from (upward, or downward when reversed); `None` when done.
     cursor: Option<i64>,
     current: Option<RangeIter>,
     scan: SegmentScan,
-}
-
-fn decode_segment(key: &[u8]) -> Option<i64> {
-    let prefix: [u8; 8] = key.get(..8)?.try_into().ok()?;
-    Some((u64::from_be_bytes(prefix) ^ (1 << 63)) as i64)
 }
 
 impl SegmentIter {
@@ -236,7 +290,7 @@ impl SegmentIter {
             committed_only: self.scan.committed_only,
         };
         let mut found = None;
-        self.db.range(probe)?.next_chunk(1, usize::MAX, |k, _| found = decode_segment(k))?;
+        self.store.range(probe)?.next_chunk(1, usize::MAX, |key, _| found = segment_of(key))?;
         self.cursor = match found {
             Some(s) if self.scan.reverse => s.checked_sub(1).filter(|c| *c >= self.lo),
             Some(s) => s.checked_add(1).filter(|c| *c <= self.hi),
@@ -256,7 +310,7 @@ impl SegmentIter {
             reverse: self.scan.reverse,
             committed_only: self.scan.committed_only,
         };
-        self.current = Some(self.db.range(range)?);
+        self.current = Some(self.store.range(range)?);
         Ok(true)
     }
 
@@ -272,7 +326,7 @@ impl SegmentIter {
                 return Ok(0);
             }
             let Some(it) = self.current.as_mut() else { return Ok(0) };
-            let n = it.next_chunk_filtered(max_entries, max_bytes, |k, v| emit(&k[8..], v))?;
+            let n = it.next_chunk_filtered(max_entries, max_bytes, |key, value| emit(store_key_of(key), value))?;
             if n > 0 {
                 return Ok(n);
             }

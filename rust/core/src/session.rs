@@ -1,10 +1,10 @@
-//! Session store: Kafka's `RocksDBSessionStore` semantics on a [`SegmentedDb`].
+//! Session store: Kafka's `RocksDBSessionStore` semantics on a [`SegmentedStore`].
 //!
 //! Store keys are Kafka's `SessionKeySchema` bytes `[key][end: i64 BE][start: i64 BE]`, segmented
 //! by session end, so order, visibility and restore keys match the built-in store byte for byte.
 
 use crate::error::Result;
-use crate::segmented::{FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedDb};
+use crate::segmented::{with_segment_timestamps, FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedStore};
 use crate::store::StoreOptions;
 use crate::window::upper_range;
 use std::path::Path;
@@ -41,17 +41,23 @@ pub struct SessionQuery {
 }
 
 /// A transactional session store.
-pub struct SessionDb {
-    seg: SegmentedDb,
+pub struct SessionStore {
+    seg: SegmentedStore,
 }
 
-impl SessionDb {
-    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SessionDb> {
-        Ok(SessionDb { seg: SegmentedDb::open(path, options, geometry)? })
+impl SessionStore {
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<SessionStore> {
+        Ok(SessionStore { seg: SegmentedStore::open(path, options, geometry)? })
     }
 
-    pub fn segments(&self) -> &SegmentedDb {
+    pub fn segments(&self) -> &SegmentedStore {
         &self.seg
+    }
+
+    /// Applies a batch of changelog records, keyed by Kafka's session store keys (a `None` value
+    /// deletes); each record's segment comes from the session end in its key.
+    pub fn restore(&self, records: &[(&[u8], Option<&[u8]>)]) -> Result<()> {
+        self.seg.restore(&with_segment_timestamps(records, |key| split_store_key(key).map(|(_, _, end)| end))?)
     }
 
     /// Puts (or with `None` deletes) the session `[start, end]` of `key`.
@@ -104,7 +110,7 @@ impl SessionDb {
     }
 }
 
-impl SessionDb {
+impl SessionStore {
     /// Sessions of any key whose end lies in `[earliest_end, latest_end]`, in live segments, with
     /// no per-record retention filter: Kafka's time-ordered (emit-final) session store's
     /// `findSessions(earliestEnd, latestEnd)`. Order is the engine's (segment, key, end, start);

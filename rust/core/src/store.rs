@@ -57,7 +57,7 @@ impl Strategy {
 /// How a store behaves; fixed when it opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreOptions {
-    /// true: writes are staged until [`TxnDb::commit`]; false: every write goes straight to
+    /// true: writes are staged until [`KeyValueStore::commit`]; false: every write goes straight to
     /// RocksDB (write-through, as Kafka's non-transactional stores) and commit only records offsets.
     pub transactional: bool,
     /// true: fsync the write-ahead log at every commit (survives power loss). false: the commit is
@@ -141,7 +141,7 @@ pub(crate) struct Inner {
     /// lands). Until then reads skip the temporary store.
     pub(crate) tmp_dirty: AtomicBool,
     /// A secondary-store commit failed after its commit file was written: the transaction must be
-    /// rolled forward ([`TxnDb::rollback`], or reopening) before anything else is written.
+    /// rolled forward ([`KeyValueStore::rollback`], or reopening) before anything else is written.
     interrupted: AtomicBool,
 }
 
@@ -241,7 +241,7 @@ impl<'a> From<(&'a [u8], Option<&'a [u8]>)> for Write<'a> {
 
 /// A transactional key-value store over one RocksDB instance. Cloning shares the same store.
 #[derive(Clone)]
-pub struct TxnDb {
+pub struct KeyValueStore {
     inner: Arc<Inner>,
 }
 
@@ -267,14 +267,14 @@ fn db_options() -> Options {
     o
 }
 
-impl TxnDb {
+impl KeyValueStore {
     /// Opens (creating if needed) the store in directory `path`.
     ///
     /// This is recovery: afterwards the store holds exactly the last commit. Under the
     /// indexed-batch strategy uncommitted writes were never written to RocksDB and a commit is one
     /// atomic write; under the secondary-store strategy a commit file left by a crash rolls its
     /// commit forward, and the temporary store's uncommitted writes are thrown away.
-    pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<TxnDb> {
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<KeyValueStore> {
         let path = path.as_ref().to_path_buf();
         std::fs::create_dir_all(&path).map_err(|e| Error::storage(&path, e))?;
         let mut db_opts = db_options();
@@ -295,7 +295,7 @@ impl TxnDb {
         };
         secondary::recover_at_open(&inner)?;
         log::debug!("opened store {} ({options:?})", inner.path.display());
-        Ok(TxnDb { inner: Arc::new(inner) })
+        Ok(KeyValueStore { inner: Arc::new(inner) })
     }
 
     /// The options the store was opened with.

@@ -1,11 +1,13 @@
-//! Window store: Kafka's `RocksDBWindowStore` semantics on a [`SegmentedDb`].
+//! Window store: Kafka's `RocksDBWindowStore` semantics on a [`SegmentedStore`].
 //!
 //! Store keys are Kafka's `WindowKeySchema` bytes `[key][start: i64 BE][seq: i32 BE]`, segmented
 //! by window start, so iteration order, visibility and restore keys match the built-in store
 //! byte for byte. Duplicate handling (the sequence number) is the caller's, as in Kafka.
 
 use crate::error::Result;
-use crate::segmented::{FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedDb};
+use crate::segmented::{
+    with_segment_timestamps, FilteredIter, PutOutcome, RetentionEdge, SegmentOptions, SegmentScan, SegmentedStore,
+};
 use crate::store::StoreOptions;
 use std::path::Path;
 
@@ -51,16 +53,36 @@ pub struct WindowQuery {
 }
 
 /// A transactional window store.
-pub struct WindowDb {
-    seg: SegmentedDb,
+pub struct WindowStore {
+    seg: SegmentedStore,
 }
 
-impl WindowDb {
-    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<WindowDb> {
-        Ok(WindowDb { seg: SegmentedDb::open(path, options, geometry)? })
+impl WindowStore {
+    /// Opens a store with Kafka's `RocksDBWindowStore` visibility: windows with
+    /// `start > streamTime - retention`.
+    pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<WindowStore> {
+        Self::open_with_edge(path, options, geometry, RetentionEdge::Excluded)
     }
 
-    pub fn segments(&self) -> &SegmentedDb {
+    /// Opens a store; [`RetentionEdge::Included`] gives Kafka's `RocksDBTimeOrderedWindowStore`
+    /// visibility (`start >= streamTime - retention`). Both drop a put into a segment older than
+    /// `segmentId(streamTime - retention)`.
+    pub fn open_with_edge(
+        path: impl AsRef<Path>,
+        options: StoreOptions,
+        geometry: SegmentOptions,
+        edge: RetentionEdge,
+    ) -> Result<WindowStore> {
+        Ok(WindowStore { seg: SegmentedStore::open_with_edge(path, options, geometry, edge)? })
+    }
+
+    /// Applies a batch of changelog records, keyed by Kafka's window store keys (a `None` value
+    /// deletes); each record's segment comes from the window start in its key.
+    pub fn restore(&self, records: &[(&[u8], Option<&[u8]>)]) -> Result<()> {
+        self.seg.restore(&with_segment_timestamps(records, |key| split_store_key(key).map(|(_, start, _)| start))?)
+    }
+
+    pub fn segments(&self) -> &SegmentedStore {
         &self.seg
     }
 

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 const KEYS: u32 = 2_000;
 
@@ -34,7 +34,7 @@ fn readers_never_see_half_a_commit() {
     std::env::set_var("TXN_ROCKSDB_COPY_BATCH_BYTES", "256");
     for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
         let dir = tempfile::tempdir().unwrap();
-        let db = TxnDb::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+        let db = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let readers: Vec<_> = [true, false]
             .into_iter()

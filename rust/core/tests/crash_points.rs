@@ -16,9 +16,9 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use txn_rocksdb::segmented::SegmentOptions;
-use txn_rocksdb::session::SessionDb;
-use txn_rocksdb::window::{self, WindowDb};
-use txn_rocksdb::{session, Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::window::{self, WindowStore};
+use txn_rocksdb::{session, Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 3_000, segment_interval_ms: 1_000 };
 
@@ -47,9 +47,9 @@ impl Kind {
 
 /// One store of any kind, driven through the same deterministic program.
 enum Subject {
-    KeyValue(TxnDb),
-    Window(WindowDb),
-    Session(SessionDb),
+    KeyValue(KeyValueStore),
+    Window(WindowStore),
+    Session(SessionStore),
 }
 
 fn tp() -> TopicPartition {
@@ -75,17 +75,17 @@ impl Subject {
     fn open(kind: Kind, dir: &Path, strategy: Strategy) -> Subject {
         let o = StoreOptions { strategy, ..StoreOptions::default() };
         match kind {
-            Kind::KeyValue => Subject::KeyValue(TxnDb::open(dir, o).unwrap()),
-            Kind::Window => Subject::Window(WindowDb::open(dir, o, GEOMETRY).unwrap()),
-            Kind::Session => Subject::Session(SessionDb::open(dir, o, GEOMETRY).unwrap()),
+            Kind::KeyValue => Subject::KeyValue(KeyValueStore::open(dir, o).unwrap()),
+            Kind::Window => Subject::Window(WindowStore::open(dir, o, GEOMETRY).unwrap()),
+            Kind::Session => Subject::Session(SessionStore::open(dir, o, GEOMETRY).unwrap()),
         }
     }
 
-    fn db(&self) -> &TxnDb {
+    fn db(&self) -> &KeyValueStore {
         match self {
             Subject::KeyValue(d) => d,
-            Subject::Window(w) => w.segments().db(),
-            Subject::Session(s) => s.segments().db(),
+            Subject::Window(w) => w.segments().key_value(),
+            Subject::Session(s) => s.segments().key_value(),
         }
     }
 

@@ -4,7 +4,7 @@
 //!
 //! One test per binary: the injected error is process-wide.
 
-use txn_rocksdb::{fault, Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::{fault, Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 fn tp() -> TopicPartition {
     TopicPartition { topic: "app-store-changelog".into(), partition: 0 }
@@ -14,7 +14,7 @@ fn tp() -> TopicPartition {
 fn a_failed_commit_is_refused_until_recovery_rolls_it_forward() {
     for point in ["commit:after-commit-file", "commit:mid-copy", "commit:after-copy", "commit:before-delete-commit-file"] {
         let dir = tempfile::tempdir().unwrap();
-        let db = TxnDb::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
+        let db = KeyValueStore::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
         for i in 0..200u32 {
             db.put(format!("k{i:03}").as_bytes(), Some(b"first")).unwrap();
         }
@@ -55,7 +55,7 @@ fn a_failed_commit_is_refused_until_recovery_rolls_it_forward() {
         db.put(b"k001", Some(b"third")).unwrap();
         db.commit(&[(tp(), Some(30))], None).unwrap();
         drop(db);
-        let db = TxnDb::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
+        let db = KeyValueStore::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
         assert_eq!(db.get(b"k001", false).unwrap().as_deref(), Some(&b"third"[..]), "{point}");
         assert_eq!(db.get(b"k002", false).unwrap().as_deref(), Some(&b"second"[..]), "{point}");
     }

@@ -13,7 +13,7 @@
 
 use std::process::Command;
 use std::time::Instant;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 const VALUE_BYTES: usize = 1024;
 const BUDGET_CACHE: usize = 16 << 20;
@@ -52,7 +52,7 @@ fn child() {
     let strategy = Strategy::parse(&std::env::var("LARGE_TXN_STRATEGY").unwrap()).unwrap();
     assert!(txn_rocksdb::memory::configure(BUDGET_CACHE, BUDGET_WRITE_BUFFERS));
     let report = |phase: &str| println!("RSS {phase} {} {}", status_kib("VmHWM:"), status_kib("VmRSS:"));
-    let db = TxnDb::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+    let db = KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
     report("opened");
     let n = (mib << 20) / VALUE_BYTES as u64;
     let started = Instant::now();
@@ -70,7 +70,7 @@ fn child() {
     println!("TIME write {:.1}s commit {:.1}s", written.as_secs_f64(), (committed - written).as_secs_f64());
     drop(db);
 
-    let db = TxnDb::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+    let db = KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
     assert_eq!(db.committed_offsets().unwrap(), vec![(tp, n as i64)]);
     let mut it = db.range(Range { committed_only: true, ..Range::all() }).unwrap();
     let mut count = 0u64;

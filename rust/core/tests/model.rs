@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use txn_rocksdb::{Range, StoreOptions, Strategy as TxnStrategy, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy as TxnStrategy, TopicPartition, KeyValueStore};
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -75,7 +75,7 @@ fn tp() -> TopicPartition {
 fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
     let dir = tempfile::tempdir().unwrap();
     let opts = StoreOptions { transactional, sync_commit: false, strategy };
-    let mut db = Some(TxnDb::open(dir.path(), opts).unwrap());
+    let mut db = Some(KeyValueStore::open(dir.path(), opts).unwrap());
     let mut m = Model::default();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -131,7 +131,7 @@ fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
             }
             Op::Reopen => {
                 drop(db.take());
-                db = Some(TxnDb::open(dir.path(), opts).unwrap());
+                db = Some(KeyValueStore::open(dir.path(), opts).unwrap());
                 if transactional {
                     m.staged.clear();
                 }

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use txn_rocksdb::segmented::SegmentOptions;
-use txn_rocksdb::session::{self, SessionDb, SessionQuery};
-use txn_rocksdb::window::{self, WindowDb, WindowQuery};
+use txn_rocksdb::session::{self, SessionStore, SessionQuery};
+use txn_rocksdb::window::{self, WindowStore, WindowQuery};
 use txn_rocksdb::{StoreOptions, Strategy as TxnStrategy};
 
 const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 120_000, segment_interval_ms: 60_000 };
@@ -104,7 +104,7 @@ fn win_op() -> impl Strategy<Value = WinOp> {
 fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
     let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(WindowDb::open(dir.path(), opts, GEOMETRY).unwrap());
+    let mut db = Some(WindowStore::open(dir.path(), opts, GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -137,12 +137,12 @@ fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
                 assert_eq!(s.all(reverse, false).collect_all().unwrap(), expect);
             }
             WinOp::Commit => {
-                s.segments().db().commit(&[], None).unwrap();
+                s.segments().key_value().commit(&[], None).unwrap();
                 m.commit();
             }
             WinOp::Reopen => {
                 drop(db.take());
-                db = Some(WindowDb::open(dir.path(), opts, GEOMETRY).unwrap());
+                db = Some(WindowStore::open(dir.path(), opts, GEOMETRY).unwrap());
                 m.reopen();
             }
         }
@@ -177,7 +177,7 @@ fn sess_op() -> impl Strategy<Value = SessOp> {
 fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
     let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(SessionDb::open(dir.path(), opts, GEOMETRY).unwrap());
+    let mut db = Some(SessionStore::open(dir.path(), opts, GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -215,12 +215,12 @@ fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
                 assert_eq!(got, expect);
             }
             SessOp::Commit => {
-                s.segments().db().commit(&[], None).unwrap();
+                s.segments().key_value().commit(&[], None).unwrap();
                 m.commit();
             }
             SessOp::Reopen => {
                 drop(db.take());
-                db = Some(SessionDb::open(dir.path(), opts, GEOMETRY).unwrap());
+                db = Some(SessionStore::open(dir.path(), opts, GEOMETRY).unwrap());
                 m.reopen();
             }
         }

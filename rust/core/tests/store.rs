@@ -2,18 +2,18 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
 
 fn tp(p: i32) -> TopicPartition {
     TopicPartition { topic: "app-counts-changelog".into(), partition: p }
 }
 
-fn open(dir: &std::path::Path) -> TxnDb {
+fn open(dir: &std::path::Path) -> KeyValueStore {
     open_with(dir, Strategy::IndexedBatch)
 }
 
-fn open_with(dir: &std::path::Path, strategy: Strategy) -> TxnDb {
-    TxnDb::open(dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap()
+fn open_with(dir: &std::path::Path, strategy: Strategy) -> KeyValueStore {
+    KeyValueStore::open(dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap()
 }
 
 /// Runs a test body once per transaction strategy.
@@ -36,7 +36,7 @@ macro_rules! both_strategies {
     };
 }
 
-fn offsets(db: &TxnDb) -> Vec<(TopicPartition, i64)> {
+fn offsets(db: &KeyValueStore) -> Vec<(TopicPartition, i64)> {
     let mut o = db.committed_offsets().unwrap();
     o.sort();
     o
@@ -219,10 +219,10 @@ fn staged_range_delete_lands_with_the_commit() {
 #[test]
 fn session_find_by_end_ignores_the_retention_filter_but_not_expired_segments() {
     use txn_rocksdb::segmented::SegmentOptions;
-    use txn_rocksdb::session::{split_store_key, SessionDb};
+    use txn_rocksdb::session::{split_store_key, SessionStore};
     let dir = tempfile::tempdir().unwrap();
     let geometry = SegmentOptions { retention_ms: 60_000, segment_interval_ms: 60_000 };
-    let db = SessionDb::open(dir.path(), StoreOptions::default(), geometry).unwrap();
+    let db = SessionStore::open(dir.path(), StoreOptions::default(), geometry).unwrap();
     db.put(b"old", 0, 10, Some(b"x")).unwrap(); // segment 0, expires below
     db.put(b"a", 60_000, 70_000, Some(b"1")).unwrap(); // segment 1
     db.put(b"b", 100_000, 125_000, Some(b"2")).unwrap(); // segment 2: stream time 125000, segment 0 expired

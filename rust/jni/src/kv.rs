@@ -9,9 +9,9 @@ use crate::handles::{
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TxnDb};
+use txn_rocksdb::{Range, StoreOptions, Strategy, KeyValueStore};
 
-fn store<'a>(handle: jlong) -> NativeResult<&'a TxnDb> {
+fn store<'a>(handle: jlong) -> NativeResult<&'a KeyValueStore> {
     borrow(handle, "store")
 }
 
@@ -26,7 +26,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> jlong {
     run(&mut env, |env| {
         let (path, options) = open_args(env, &path, transactional, sync_commit, &strategy)?;
-        Ok(into_handle(TxnDb::open(&path, options)?))
+        Ok(into_handle(KeyValueStore::open(&path, options)?))
     })
 }
 
@@ -55,7 +55,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| free::<TxnDb>(handle, "store"))
+    run(&mut env, |_| free::<KeyValueStore>(handle, "store"))
 }
 
 #[unsafe(no_mangle)]

@@ -8,16 +8,16 @@ use crate::handles::{borrow, flag, free, into_handle, iter_handle, jbool, option
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, EnvUnowned};
-use txn_rocksdb::segmented::{PutOutcome, SegmentOptions, SegmentedDb};
-use txn_rocksdb::session::{self, SessionDb, SessionQuery};
-use txn_rocksdb::window::{self, WindowDb, WindowQuery};
-use txn_rocksdb::{StoreOptions, TxnDb};
+use txn_rocksdb::segmented::{PutOutcome, SegmentOptions, SegmentedStore};
+use txn_rocksdb::session::{self, SessionStore, SessionQuery};
+use txn_rocksdb::window::{self, WindowStore, WindowQuery};
+use txn_rocksdb::{StoreOptions, KeyValueStore};
 
-fn window_store<'a>(handle: jlong) -> NativeResult<&'a WindowDb> {
+fn window_store<'a>(handle: jlong) -> NativeResult<&'a WindowStore> {
     borrow(handle, "window store")
 }
 
-fn session_store<'a>(handle: jlong) -> NativeResult<&'a SessionDb> {
+fn session_store<'a>(handle: jlong) -> NativeResult<&'a SessionStore> {
     borrow(handle, "session store")
 }
 
@@ -37,12 +37,12 @@ fn open_args(
 
 /// The engine of a segmented store, as a borrowed pointer for `NativeKeyValueStore`'s shared
 /// functions. Valid until the owning store is closed; never passed to `NativeKeyValueStore.close`.
-fn engine(seg: &SegmentedDb) -> jlong {
-    seg.db() as *const TxnDb as jlong
+fn engine(seg: &SegmentedStore) -> jlong {
+    seg.key_value() as *const KeyValueStore as jlong
 }
 
 /// Decodes a restore batch of store keys and hands each record's segment timestamp along.
-fn restore_with(seg: &SegmentedDb, batch: &[u8], segment_ts: impl Fn(&[u8]) -> Option<i64>) -> NativeResult<()> {
+fn restore_with(seg: &SegmentedStore, batch: &[u8], segment_ts: impl Fn(&[u8]) -> Option<i64>) -> NativeResult<()> {
     let entries = codec::decode_batch(batch)?;
     let mut records = Vec::with_capacity(entries.len());
     for (k, v) in entries {
@@ -68,7 +68,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     run(&mut env, |env| {
         let (path, options, geometry) =
             open_args(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
-        Ok(into_handle(WindowDb::open(&path, options, geometry)?))
+        Ok(into_handle(WindowStore::open(&path, options, geometry)?))
     })
 }
 
@@ -78,7 +78,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| free::<WindowDb>(handle, "window store"))
+    run(&mut env, |_| free::<WindowStore>(handle, "window store"))
 }
 
 #[unsafe(no_mangle)]
@@ -188,7 +188,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     run(&mut env, |env| {
         let (path, options, geometry) =
             open_args(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
-        Ok(into_handle(SessionDb::open(&path, options, geometry)?))
+        Ok(into_handle(SessionStore::open(&path, options, geometry)?))
     })
 }
 
@@ -198,7 +198,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| free::<SessionDb>(handle, "session store"))
+    run(&mut env, |_| free::<SessionStore>(handle, "session store"))
 }
 
 #[unsafe(no_mangle)]
