@@ -1,4 +1,4 @@
-//! The wire formats shared with `NativeKeyValueStore.java` (all integers big-endian).
+//! The wire formats shared with the Java classes of `internals.nativeapi` (all integers big-endian).
 
 use crate::ffi::{invalid, NativeResult};
 use txn_rocksdb::{OffsetUpdate, TopicPartition};

@@ -2,37 +2,15 @@
 //!
 //! # Safety (for every handle argument)
 //! A handle is 0 or a pointer returned by one of the `open`/`newIterator` functions and not yet
-//! passed to the matching `close`; the Java owner (`NativeStoreHandle`) serializes close against
-//! every other call on the same handle, so the pointer is live for the duration of a call.
+//! passed to the matching `close`; the Java owner (`NativeStore`, for a store and the iterators
+//! opened on it) serializes close against every other call on the same handle, so the pointer is
+//! live for the duration of a call.
 
 use crate::ffi::{invalid, NativeError, NativeResult};
 use jni::objects::JByteArray;
 use jni::sys::{jboolean, jlong};
 use jni::Env;
-use std::sync::Mutex;
-use txn_rocksdb::segmented::FilteredIter;
-use txn_rocksdb::{Error as CoreError, RangeIter};
-
-/// Any iterator that hands out entries in chunks; every iterator handle is a
-/// `Box<Mutex<Box<dyn Chunked>>>`, so one `iteratorNext`/`iteratorClose` serves all stores.
-pub(crate) trait Chunked: Send {
-    fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize>;
-}
-
-impl Chunked for RangeIter {
-    fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
-        RangeIter::next_chunk(self, n, b, emit)
-    }
-}
-
-/// Window and session iterators (`WindowIter` and `SessionIter` are this type).
-impl Chunked for FilteredIter {
-    fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
-        FilteredIter::next_chunk(self, n, b, emit)
-    }
-}
-
-pub(crate) type IterHandle = Mutex<Box<dyn Chunked>>;
+use txn_rocksdb::Error as CoreError;
 
 /// Moves `value` to the heap and returns its handle.
 pub(crate) fn into_handle<T>(value: T) -> jlong {
@@ -54,10 +32,6 @@ pub(crate) fn free<T>(handle: jlong, what: &str) -> NativeResult<()> {
     // SAFETY: `handle` came from `into_handle::<T>` and is freed exactly once (module note).
     drop(unsafe { Box::from_raw(handle as *mut T) });
     Ok(())
-}
-
-pub(crate) fn iter_handle(it: impl Chunked + 'static) -> jlong {
-    into_handle::<IterHandle>(Mutex::new(Box::new(it)))
 }
 
 pub(crate) fn flag(b: jboolean) -> bool {

@@ -1,14 +1,24 @@
 //! The JNI boundary of txn-rocksdb: thin exported functions over the `txn-rocksdb` core.
 //!
-//! Every exported function (grep `Java_dev_txnrocksdb_`) runs its body through
-//! [`ffi::run`], which catches panics and turns every error into a specific Java exception,
-//! so nothing unwinds into the JVM. Handles are `Box` pointers passed as `jlong`; the Java side
-//! (`NativeStoreHandle`) guarantees a handle is freed exactly once and never used afterwards.
+//! One module per Java class that declares natives, with matching names: `store` ↔
+//! `NativeStore` (what every store kind shares), `key_value` ↔ `NativeKeyValueStore`, `window`
+//! ↔ `NativeWindowStore`, `session` ↔ `NativeSessionStore`, `iterator` ↔ `NativeIterator`,
+//! `library` ↔ `NativeLibrary`. Every exported function (grep `Java_dev_txnrocksdb_`) converts its
+//! arguments, calls the engine and converts the result, inside [`ffi::run`], which catches panics
+//! and turns every error into a specific Java exception, so nothing unwinds into the JVM.
+//!
+//! An open store is ONE owned handle: a boxed [`store::OpenStore`] in a `jlong`; an iterator is a
+//! boxed [`iterator::IterHandle`]. The Java owner (`NativeStore`) guarantees that a handle is freed
+//! exactly once and never used afterwards (see `handles` for the safety contract).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod codec;
 mod ffi;
 mod handles;
-mod kv;
-mod segmented;
+mod iterator;
+mod key_value;
+mod library;
+mod session;
+mod store;
+mod window;

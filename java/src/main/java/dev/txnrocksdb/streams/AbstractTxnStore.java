@@ -1,6 +1,7 @@
 package dev.txnrocksdb.streams;
 
 import dev.txnrocksdb.streams.internals.StoreCore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -15,13 +16,15 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
 /**
  * The lifecycle, commit, offset and position behaviour every txn-rocksdb store shares (one
  * {@link StoreCore} each); the subclasses add their reads and writes.
+ *
+ * @param <S> the kind of native store the subclass reads and writes
  */
-abstract class AbstractTxnStore implements TransactionalStateStore {
+abstract class AbstractTxnStore<S extends NativeStore> implements TransactionalStateStore {
     /** The shared machinery; subclasses open it in {@code init}. */
-    final StoreCore core;
+    final StoreCore<S> core;
 
     AbstractTxnStore(String name, boolean transactional, TransactionStrategy strategy) {
-        this.core = new StoreCore(name, transactional, strategy);
+        this.core = new StoreCore<>(name, transactional, strategy);
     }
 
     @Override

@@ -1,9 +1,8 @@
 package dev.txnrocksdb.streams;
 
-import dev.txnrocksdb.streams.internals.NativeReadView;
+import dev.txnrocksdb.streams.internals.KeyValueReadView;
 import dev.txnrocksdb.streams.internals.nativeapi.BatchEncoder;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
@@ -38,9 +37,9 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * is greater than {@code to} is empty, a null range bound is unbounded, and use after close throws
  * {@link InvalidStateStoreException}.
  */
-public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<Bytes, byte[]> {
-    private final NativeReadView reads;
-    private final NativeReadView committedReads;
+public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> implements KeyValueStore<Bytes, byte[]> {
+    private final KeyValueReadView reads;
+    private final KeyValueReadView committedReads;
 
     /**
      * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}, whose suppliers build
@@ -66,8 +65,8 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
      */
     public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
-        this.reads = new NativeReadView(core::handle, false);
-        this.committedReads = new NativeReadView(core::handle, true);
+        this.reads = new KeyValueReadView(core::store, false);
+        this.committedReads = new KeyValueReadView(core::store, true);
     }
 
     /**
@@ -82,9 +81,8 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
     @Override
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
-            (dir, settings) -> NativeStoreHandle.open(core.name(), dir, core.transactional(), settings.syncCommit(),
-                settings.transactionStrategy()),
-            NativeKeyValueStore::restore);
+            (dir, settings) -> NativeKeyValueStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
+                settings.transactionStrategy()));
     }
 
     // ---------------------------------------------------------------- writes
@@ -92,7 +90,7 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
     @Override
     public void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
-        core.handle().run(h -> NativeKeyValueStore.put(h, key.get(), value));
+        core.store().put(key.get(), value);
         core.recordWrite();
     }
 
@@ -103,7 +101,7 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
             // Kafka's stores never write a null value here: nothing to put.
             return get(key);
         }
-        byte[] existing = core.handle().call(h -> NativeKeyValueStore.putIfAbsent(h, key.get(), value));
+        byte[] existing = core.store().putIfAbsent(key.get(), value);
         if (existing == null) {
             core.recordWrite();
         }
@@ -118,16 +116,16 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
             Objects.requireNonNull(entry, "entry cannot be null");
             Objects.requireNonNull(entry.key, "key cannot be null");
         }
-        NativeStoreHandle h = core.handle();
+        NativeKeyValueStore store = core.store();
         byte[] batch = BatchEncoder.encode(entries, entry -> entry.key.get(), entry -> entry.value);
-        h.run(nativeHandle -> NativeKeyValueStore.putAll(nativeHandle, batch));
+        store.putAll(batch);
         core.recordWrite();
     }
 
     @Override
     public byte[] delete(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        byte[] old = core.handle().call(h -> NativeKeyValueStore.delete(h, key.get()));
+        byte[] old = core.store().delete(key.get());
         core.recordWrite();
         return old;
     }
@@ -178,7 +176,7 @@ public class TxnKeyValueStore extends AbstractTxnStore implements KeyValueStore<
     @Override
     public ReadOnlyKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
         Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
-        core.handle();
+        core.store();
         return isolationLevel == IsolationLevel.READ_COMMITTED ? committedReads : this;
     }
 }

@@ -71,11 +71,8 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  *       the time-ordered caching layer does not have it).</li>
  * </ul>
  * Key-range fetches read in key-first order for sliding windows and for the HEADERS format, as
- * Kafka's indexed time-ordered stores do, and time-first otherwise (uncached). Puts into expired segments are dropped (and counted) by Kafka's rule.
- * One difference remains, invisible to the DSL: when {@code streamTime - retention} falls exactly on
- * a segment boundary, the segment just before it is deleted one ms of stream time later than
- * Kafka deletes it, so an iterator opened before the put that expired it can still return its
- * windows (Kafka's lazily opened iterator finds the segment gone).
+ * Kafka's indexed time-ordered stores do, and time-first otherwise (uncached). Puts into expired
+ * segments are dropped (and counted), and expired segments deleted, by Kafka's rule.
  *
  * <p><b>Emit-final sessions</b> get a {@link TxnSessionStore} that implements
  * {@link TxnSessionStore#findSessions(long, long)}, which the emit-final processor reads closed

@@ -3,7 +3,6 @@ package dev.txnrocksdb.streams;
 import dev.txnrocksdb.streams.internals.ExpiredRecords;
 import dev.txnrocksdb.streams.internals.SessionReadView;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSessionStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
@@ -45,7 +44,8 @@ import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
  * stores {@link TxnRocksDBDslStoreSuppliers} supplies for emit-final aggregations, which answer it
  * as Kafka's time-ordered session store does.
  */
-public class TxnSessionStore extends AbstractTxnStore implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
+public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
+    implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
 
     private final long retentionPeriod;
     private final long segmentInterval;
@@ -98,7 +98,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
     }
 
     TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
-                    TransactionStrategy strategy, boolean emitFinal) {
+             TransactionStrategy strategy, boolean emitFinal) {
         super(name, transactional, strategy);
         if (retentionPeriod < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
@@ -109,8 +109,8 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = segmentInterval;
         this.emitFinal = emitFinal;
-        this.reads = new SessionReadView(core::handle, false);
-        this.committedReads = new SessionReadView(core::handle, true);
+        this.reads = new SessionReadView(core::store, false);
+        this.committedReads = new SessionReadView(core::store, true);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -127,9 +127,8 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
     @Override
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
-            (dir, settings) -> NativeStoreHandle.openSessionStore(core.name(), dir, core.transactional(),
-                settings.syncCommit(), settings.transactionStrategy(), retentionPeriod, segmentInterval),
-            NativeSessionStore::restore);
+            (dir, settings) -> NativeSessionStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
+                settings.transactionStrategy(), retentionPeriod, segmentInterval));
         this.expiredRecords = ExpiredRecords.forContext(context);
     }
 
@@ -159,8 +158,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         byte[] key = Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
-        boolean written = core.handle().call(h -> NativeSessionStore.put(h, key, start, end, aggregate));
-        if (written) {
+        if (core.store().put(key, start, end, aggregate)) {
             core.recordWrite();
         } else {
             expiredRecords.record();
@@ -179,7 +177,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
         byte[] key = Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
-        core.handle().run(h -> NativeSessionStore.remove(h, key, start, end));
+        core.store().remove(key, start, end);
     }
 
     // ---------------------------------------------------------------- reads
@@ -263,7 +261,7 @@ public class TxnSessionStore extends AbstractTxnStore implements SessionStore<By
     @Override
     public ReadOnlySessionStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
         Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
-        core.handle();
+        core.store();
         return isolationLevel == IsolationLevel.READ_COMMITTED ? committedReads : this;
     }
 

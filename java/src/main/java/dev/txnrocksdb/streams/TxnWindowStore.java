@@ -1,10 +1,9 @@
 package dev.txnrocksdb.streams;
 
 import dev.txnrocksdb.streams.internals.ExpiredRecords;
-import dev.txnrocksdb.streams.internals.SegmentedKeys;
 import dev.txnrocksdb.streams.internals.WindowReadView;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore.RetentionEdge;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
@@ -48,7 +47,8 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * Iterators read each segment when they reach it and report no more entries once the store has
  * closed. Restore decodes Kafka's window changelog keys, one native call per batch.
  */
-public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Bytes, byte[]>, WithRetentionPeriod {
+public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
+    implements WindowStore<Bytes, byte[]>, WithRetentionPeriod {
     /**
      * How the store iterates multi-key scans, matching one of Kafka's RocksDB window stores.
      */
@@ -57,8 +57,8 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
         KEY_FIRST,
         /**
          * {@code RocksDBTimeOrderedWindowStore} without index (emit-final tumbling and hopping
-         * windows): every multi-key scan in {@code (start, key, seqnum)} order, and visibility
-         * without Kafka's {@code +1} ({@code start >= streamTime - retention}).
+         * windows): every multi-key scan in {@code (start, key, seqnum)} order, and the retention
+         * edge included in reads ({@code start >= streamTime - retention}).
          */
         TIME_ORDERED,
         /**
@@ -146,7 +146,7 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
     }
 
     private WindowReadView readView(boolean committedOnly) {
-        return new WindowReadView(core::handle, committedOnly, windowSize, () -> seqnum,
+        return new WindowReadView(core::store, committedOnly, windowSize, () -> seqnum,
             this::timeFirstScans,
             () -> layout == Layout.TIME_ORDERED && !cachedAbove);
     }
@@ -164,16 +164,12 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        // Kafka's time-ordered store shows windows with start >= streamTime - retention, one ms
-        // more than the key-first store (start >= streamTime - retention + 1), which the native
-        // store applies: one more ms of retention gives exactly the time-ordered rule.
-        long nativeRetention = layout == Layout.KEY_FIRST || retentionPeriod == Long.MAX_VALUE
-            ? retentionPeriod
-            : retentionPeriod + 1;
+        // Kafka's time-ordered store shows windows with start >= streamTime - retention, the
+        // key-first store only those with start > streamTime - retention; both drop the same puts.
+        RetentionEdge edge = layout == Layout.KEY_FIRST ? RetentionEdge.EXCLUDED : RetentionEdge.INCLUDED;
         core.init(context, root,
-            (dir, settings) -> NativeStoreHandle.openWindowStore(core.name(), dir, core.transactional(),
-                settings.syncCommit(), settings.transactionStrategy(), nativeRetention, segmentInterval),
-            NativeWindowStore::restore);
+            (dir, settings) -> NativeWindowStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
+                settings.transactionStrategy(), retentionPeriod, segmentInterval, edge));
         this.expiredRecords = ExpiredRecords.forContext(context);
         this.cachedAbove = cachingLayerAbove(root, this);
     }
@@ -244,29 +240,11 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
         if (retainDuplicates) {
             seqnum = (seqnum + 1) & 0x7FFFFFFF;
         }
-        int seq = seqnum;
-        boolean written = core.handle().call(h -> !expiredForTimeOrderedLayout(h, windowStartTimestamp)
-            && NativeWindowStore.put(h, key.get(), windowStartTimestamp, seq, value));
-        if (written) {
+        if (core.store().put(key.get(), windowStartTimestamp, seqnum, value)) {
             core.recordWrite();
         } else {
             expiredRecords.record();
         }
-    }
-
-    /**
-     * Kafka's drop rule for the time-ordered layouts, whose native store runs with one more ms of
-     * retention (see {@link #init}): a window is dropped when its segment is older than
-     * {@code segmentId(streamTime - retention)}. A dropped window never advances stream time (it
-     * is older than stream time), so skipping the native put loses nothing.
-     */
-    private boolean expiredForTimeOrderedLayout(long handle, long windowStart) {
-        if (layout == Layout.KEY_FIRST) {
-            return false;
-        }
-        long streamTime = Math.max(NativeWindowStore.streamTime(handle), windowStart);
-        return SegmentedKeys.segmentId(windowStart, segmentInterval)
-            < SegmentedKeys.segmentId(streamTime - retentionPeriod, segmentInterval);
     }
 
     // ---------------------------------------------------------------- reads
@@ -324,7 +302,7 @@ public class TxnWindowStore extends AbstractTxnStore implements WindowStore<Byte
     @Override
     public ReadOnlyWindowStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
         Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
-        core.handle();
+        core.store();
         return isolationLevel == IsolationLevel.READ_COMMITTED ? committedReads : this;
     }
 

@@ -1,6 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
-import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +16,7 @@ final class MemoryBudget {
             return;
         }
         attempted = true;
-        if (NativeKeyValueStore.configureMemory(blockCacheBytes, writeBufferBytes)) {
+        if (NativeLibrary.configureMemory(blockCacheBytes, writeBufferBytes)) {
             log.info("txn-rocksdb memory budget: block cache {} bytes, write buffers {} bytes (charged to the cache)",
                 blockCacheBytes, writeBufferBytes);
         } else {

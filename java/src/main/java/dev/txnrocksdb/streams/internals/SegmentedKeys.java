@@ -105,11 +105,4 @@ public final class SegmentedKeys {
         System.arraycopy(storeKey, 0, order, SESSION_SUFFIX, keyLength);
         return order;
     }
-
-    // ---------------------------------------------------------------- native engine keys
-
-    /** Kafka's segment id: {@code timestamp / segmentInterval}, truncating toward zero. */
-    public static long segmentId(long timestamp, long segmentInterval) {
-        return timestamp / segmentInterval;
-    }
 }

@@ -3,9 +3,8 @@ package dev.txnrocksdb.streams.internals;
 import static org.apache.kafka.streams.internals.ApiUtils.prepareMillisCheckFailMsgPrefix;
 import static org.apache.kafka.streams.internals.ApiUtils.validateMillisecondInstant;
 
-import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueIterator;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeIterator;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSessionStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Arrays;
@@ -29,15 +28,15 @@ import org.slf4j.LoggerFactory;
 public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]> {
     private static final Logger log = LoggerFactory.getLogger(SessionReadView.class);
 
-    private final Supplier<NativeStoreHandle> handle;
+    private final Supplier<NativeSessionStore> store;
     private final boolean committedOnly;
 
     /**
-     * @param handle the open store; throws {@code InvalidStateStoreException} when there is none
+     * @param store the open store; throws {@code InvalidStateStoreException} when there is none
      * @param committedOnly true: ignore uncommitted writes
      */
-    public SessionReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly) {
-        this.handle = handle;
+    public SessionReadView(Supplier<NativeSessionStore> store, boolean committedOnly) {
+        this.store = store;
         this.committedOnly = committedOnly;
     }
 
@@ -71,8 +70,7 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
     @Override
     public byte[] fetchSession(Bytes key, long sessionStartTime, long sessionEndTime) {
         Objects.requireNonNull(key, "key cannot be null");
-        return handle.get().call(h -> NativeSessionStore.fetchSession(h, key.get(), sessionStartTime, sessionEndTime,
-            committedOnly));
+        return store.get().fetchSession(key.get(), sessionStartTime, sessionEndTime, committedOnly);
     }
 
     @Override
@@ -112,8 +110,8 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
     public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
         byte[] lowerBound = timeFirstBound(Math.max(0L, earliestSessionEndTime));
         byte[] upperBound = timeFirstBound(Math.max(0L, latestSessionEndTime + 1));
-        NativeKeyValueIterator source = handle.get().openIterator(
-            h -> NativeSessionStore.newTimeRangeIterator(h, earliestSessionEndTime, latestSessionEndTime, committedOnly));
+        NativeIterator source = store.get().newTimeRangeIterator(earliestSessionEndTime, latestSessionEndTime,
+            committedOnly);
         SortedEntries entries = new SortedEntries(source, entry -> {
             byte[] order = SegmentedKeys.timeFirstSessionOrder(entry.key.get());
             boolean inRange = Arrays.compareUnsigned(order, lowerBound) >= 0 && Arrays.compareUnsigned(order, upperBound) <= 0;
@@ -181,8 +179,8 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> sessions(byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime,
                                                                long latestSessionStartTime, boolean reverse) {
-        NativeKeyValueIterator source = handle.get().openIterator(h -> NativeSessionStore.newIterator(h, keyFrom, keyTo,
-            earliestSessionEndTime, latestSessionStartTime, reverse, committedOnly));
+        NativeIterator source = store.get().newIterator(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime,
+            reverse, committedOnly);
         return new StoreKeyIterator<>(source, source, SegmentedKeys::sessionWindowedKey);
     }
 }

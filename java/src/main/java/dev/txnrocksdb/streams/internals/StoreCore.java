@@ -1,17 +1,12 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
-import dev.txnrocksdb.streams.internals.nativeapi.OffsetsCodec;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -30,28 +25,35 @@ import org.slf4j.LoggerFactory;
  * and position in one native write), recovering, tracking positions and closing.
  *
  * <p>The store classes own one instance each and delegate to it; they add only their own reads
- * and writes. All commit and offset calls go to the native store's engine
- * ({@link NativeStoreHandle#callEngine}), which for a key-value store is the store itself.
+ * and writes, through the typed methods of the native store of their kind ({@link #store()}).
+ *
+ * @param <S> the kind of native store ({@code NativeKeyValueStore}, {@code NativeWindowStore} or
+ *     {@code NativeSessionStore})
  */
-public final class StoreCore {
+public final class StoreCore<S extends NativeStore> {
     private static final Logger log = LoggerFactory.getLogger(StoreCore.class);
 
-    /** Opens the native store of one kind in its directory. */
+    /**
+     * Opens the native store of one kind in its directory.
+     *
+     * @param <S> the kind of native store
+     */
     @FunctionalInterface
-    public interface Opener {
+    public interface Opener<S extends NativeStore> {
         /**
          * @param dir the store's directory (created)
          * @param settings the application's txn-rocksdb settings, with the store's own
          *     transaction strategy if it has one
+         * @return the opened store, owned by the caller from now on
          */
-        NativeStoreHandle open(Path dir, StoreSettings settings);
+        S open(Path dir, StoreSettings settings);
     }
 
     private final String name;
     private final boolean transactional;
     private final TransactionStrategy storeStrategy;
 
-    private volatile NativeStoreHandle handle;
+    private volatile S store;
     private volatile PositionTracker positions = new PositionTracker(Position.emptyPosition(), true);
     private volatile CommittedOffsets committedOffsets = new CommittedOffsets(Map.of());
     private volatile TopicPartition contextChangelogPartition;
@@ -89,26 +91,16 @@ public final class StoreCore {
     }
 
     /**
-     * Opens the store in {@code context.stateDir()/<name>} and registers {@code root} for
-     * restoration with a {@link ChangelogRestorer} over {@code restore}.
+     * Opens the store in {@code context.stateDir()/<name>} with {@code opener} and registers
+     * {@code root} for restoration with a {@link ChangelogRestorer}, which hands each changelog
+     * batch to {@link NativeStore#restore}.
      *
      * @return the application's settings, for store-specific use
      * @throws ProcessorStateException if the store is already open, its directory cannot be
-     *     created, the engine fails to open it, or the exactly-once settings conflict with this
+     *     created, the native store fails to open, or the exactly-once settings conflict with this
      *     store (see {@code TransactionalStateStore})
      */
-    public StoreSettings init(StateStoreContext context, StateStore root, Opener opener,
-                              ChangelogRestorer.BatchRestore restore) {
-        return init(context, root, opener, restore, batch -> { });
-    }
-
-    /**
-     * As {@link #init(StateStoreContext, StateStore, Opener, ChangelogRestorer.BatchRestore)}, with
-     * {@code beforeRestoreBatch} seeing every changelog batch before it is restored.
-     */
-    public synchronized StoreSettings init(StateStoreContext context, StateStore root, Opener opener,
-                                           ChangelogRestorer.BatchRestore restore,
-                                           Consumer<Collection<ConsumerRecord<byte[], byte[]>>> beforeRestoreBatch) {
+    public synchronized StoreSettings init(StateStoreContext context, StateStore root, Opener<S> opener) {
         if (isOpen()) {
             throw new ProcessorStateException("Store " + name + " is already open");
         }
@@ -121,29 +113,27 @@ public final class StoreCore {
         } catch (IOException e) {
             throw new ProcessorStateException("Error creating the directory of store " + name + " at " + dir, e);
         }
-        NativeStoreHandle opened = opener.open(dir, settings);
+        S opened = opener.open(dir, settings);
         try {
-            Map<TopicPartition, Long> offsets =
-                OffsetsCodec.decodeOffsets(opened.callEngine(NativeKeyValueStore::committedOffsets));
+            Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);
             this.committedOffsets = new CommittedOffsets(offsets);
             this.positions = new PositionTracker(committedPosition, transactional);
             this.contextChangelogPartition = changelogPartitionOf(context, name);
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
-            this.handle = opened;
+            this.store = opened;
         } catch (RuntimeException e) {
             opened.close();
             throw e;
         }
-        context.register(root, new ChangelogRestorer(this::handle, restore, beforeRestoreBatch, positions,
-            settings.consistencyEnabled()));
+        context.register(root, new ChangelogRestorer(this::store, positions, settings.consistencyEnabled()));
         return settings;
     }
 
     public boolean isOpen() {
-        NativeStoreHandle h = handle;
-        return h != null && h.isOpen();
+        S s = store;
+        return s != null && s.isOpen();
     }
 
     /**
@@ -151,12 +141,12 @@ public final class StoreCore {
      *
      * @throws InvalidStateStoreException if the store is not open
      */
-    public NativeStoreHandle handle() {
-        NativeStoreHandle h = handle;
-        if (h == null || !h.isOpen()) {
+    public S store() {
+        S s = store;
+        if (s == null || !s.isOpen()) {
             throw new InvalidStateStoreException("Store " + name + " is currently closed");
         }
-        return h;
+        return s;
     }
 
     /** The context of the last {@link #init}, or null before it. */
@@ -166,11 +156,11 @@ public final class StoreCore {
 
     /** Closes the native store and its iterators, dropping uncommitted writes. Idempotent. */
     public synchronized void close() {
-        NativeStoreHandle h = handle;
-        if (h == null) {
+        S s = store;
+        if (s == null) {
             return;
         }
-        h.close();
+        s.close();
         positions.rollback();
     }
 
@@ -202,7 +192,7 @@ public final class StoreCore {
 
     /**
      * {@code TransactionalStateStore#recover(long)}: drops the uncommitted writes, or rolls a
-     * secondary-store commit that failed half-way forward (see {@link NativeKeyValueStore#rollback}),
+     * secondary-store commit that failed half-way forward (see {@link NativeStore#rollback}),
      * then returns the committed offset of the store's changelog partition as the native store
      * now holds it (the roll-forward may have moved it), or {@code changelogOffset} when none is
      * committed.
@@ -210,14 +200,14 @@ public final class StoreCore {
      * @throws ProcessorStateException if the native rollback or roll-forward fails
      */
     public synchronized long recover(long changelogOffset) {
-        NativeStoreHandle h = handle();
-        h.runEngine(NativeKeyValueStore::rollback);
+        S s = store();
+        s.rollback();
         // A rolled-forward commit moved the committed offsets and position: read them back. (The
         // position only ever grows; the in-memory one may be ahead by restored batches that the
         // next commit persists, so merge rather than replace.)
-        committedOffsets.replaceWith(OffsetsCodec.decodeOffsets(h.callEngine(NativeKeyValueStore::committedOffsets)));
+        committedOffsets.replaceWith(s.committedOffsets());
         positions.rollback();
-        positions.mergeCommitted(readCommittedPosition(h));
+        positions.mergeCommitted(readCommittedPosition(s));
         TopicPartition partition = changelogPartition();
         Long committed = partition == null ? null : committedOffsets.get(partition);
         return committed == null ? changelogOffset : committed;
@@ -229,18 +219,18 @@ public final class StoreCore {
      * @throws InvalidStateStoreException if the store is not open
      */
     public Long committedOffset(TopicPartition partition) {
-        handle();
+        store();
         return committedOffsets.get(partition);
     }
 
     /** Bytes held by staged writes; 0 when the store is write-through or not open. */
     public long approximateNumUncommittedBytes() {
-        NativeStoreHandle h = handle;
-        if (h == null || !h.isOpen()) {
+        S s = store;
+        if (s == null || !s.isOpen()) {
             return 0L;
         }
         try {
-            return h.callEngineLong(NativeKeyValueStore::approximateUncommittedBytes);
+            return s.approximateUncommittedBytes();
         } catch (InvalidStateStoreException closedMeanwhile) {
             return 0L;
         }
@@ -262,15 +252,14 @@ public final class StoreCore {
     }
 
     private void commitWithOffsets(Map<TopicPartition, Long> offsets) {
-        byte[] encodedOffsets = OffsetsCodec.encodeUpdates(offsets);
-        byte[] encodedPosition = positions.encodeForCommit();
-        handle().runEngine(h -> NativeKeyValueStore.commit(h, encodedOffsets, encodedPosition));
+        byte[] position = positions.encodeForCommit();
+        store().commit(offsets, position);
         positions.markCommitted();
         committedOffsets.apply(offsets);
     }
 
-    private Position readCommittedPosition(NativeStoreHandle h) {
-        byte[] positionBytes = h.callEngine(NativeKeyValueStore::committedPosition);
+    private Position readCommittedPosition(NativeStore s) {
+        byte[] positionBytes = s.committedPosition();
         return positionBytes == null ? Position.emptyPosition() : PositionCodec.decode(positionBytes, name);
     }
 

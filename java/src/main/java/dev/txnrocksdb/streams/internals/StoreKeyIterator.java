@@ -1,6 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
-import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueIterator;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeIterator;
 import java.util.NoSuchElementException;
 import java.util.function.Function;
 import org.apache.kafka.common.utils.Bytes;
@@ -17,7 +17,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * @param <K> the decoded key type
  */
 public class StoreKeyIterator<K> implements KeyValueIterator<K, byte[]> {
-    private final NativeKeyValueIterator source;
+    private final NativeIterator source;
     private final KeyValueIterator<Bytes, byte[]> entries;
     private final Function<byte[], K> decodeKey;
     private KeyValue<K, byte[]> next;
@@ -28,7 +28,7 @@ public class StoreKeyIterator<K> implements KeyValueIterator<K, byte[]> {
      *     {@link SortedEntries})
      * @param decodeKey turns a store key into the returned key
      */
-    public StoreKeyIterator(NativeKeyValueIterator source, KeyValueIterator<Bytes, byte[]> entries,
+    public StoreKeyIterator(NativeIterator source, KeyValueIterator<Bytes, byte[]> entries,
                             Function<byte[], K> decodeKey) {
         this.source = source;
         this.entries = entries;

@@ -3,8 +3,7 @@ package dev.txnrocksdb.streams.internals;
 import static org.apache.kafka.streams.internals.ApiUtils.prepareMillisCheckFailMsgPrefix;
 import static org.apache.kafka.streams.internals.ApiUtils.validateMillisecondInstant;
 
-import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueIterator;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeIterator;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore;
 import java.time.Instant;
 import java.util.Objects;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
 public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> {
     private static final Logger log = LoggerFactory.getLogger(WindowReadView.class);
 
-    private final Supplier<NativeStoreHandle> handle;
+    private final Supplier<NativeWindowStore> store;
     private final boolean committedOnly;
     private final long windowSize;
     private final IntSupplier seqnum;
@@ -41,16 +40,16 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
     private final BooleanSupplier timeFirstKeyRanges;
 
     /**
-     * @param handle the open store; throws {@code InvalidStateStoreException} when there is none
+     * @param store the open store; throws {@code InvalidStateStoreException} when there is none
      * @param committedOnly true: ignore uncommitted writes
      * @param windowSize the size of the windows, for the window ends of returned keys
      * @param seqnum the store's current seqnum, for {@link #fetch(Bytes, long)}
      * @param timeFirstScans whether {@code fetchAll} and {@code all} return time-first order
      * @param timeFirstKeyRanges whether key-range fetches return time-first order
      */
-    public WindowReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly, long windowSize, IntSupplier seqnum,
+    public WindowReadView(Supplier<NativeWindowStore> store, boolean committedOnly, long windowSize, IntSupplier seqnum,
                           BooleanSupplier timeFirstScans, BooleanSupplier timeFirstKeyRanges) {
-        this.handle = handle;
+        this.store = store;
         this.committedOnly = committedOnly;
         this.windowSize = windowSize;
         this.seqnum = seqnum;
@@ -65,7 +64,7 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
     public byte[] fetch(Bytes key, long windowStart) {
         Objects.requireNonNull(key, "key cannot be null");
         int seq = seqnum.getAsInt();
-        return handle.get().call(h -> NativeWindowStore.fetch(h, key.get(), windowStart, seq, committedOnly));
+        return store.get().fetch(key.get(), windowStart, seq, committedOnly);
     }
 
     public WindowStoreIterator<byte[]> fetch(Bytes key, long timeFrom, long timeTo) {
@@ -157,7 +156,7 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
 
     private KeyValueIterator<Windowed<Bytes>, byte[]> windows(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo,
                                                               boolean reverse, boolean timeFirst) {
-        NativeKeyValueIterator source = open(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(),
+        NativeIterator source = open(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(),
             timeFrom, timeTo, reverse);
         KeyValueIterator<Bytes, byte[]> entries = timeFirst
             ? new SortedEntries(source, UnaryOperator.identity(), SegmentedKeys::timeFirstWindowOrder, reverse)
@@ -165,8 +164,7 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
         return new StoreKeyIterator<>(source, entries, storeKey -> SegmentedKeys.windowedKey(storeKey, windowSize));
     }
 
-    private NativeKeyValueIterator open(byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean reverse) {
-        return handle.get().openIterator(
-            h -> NativeWindowStore.newIterator(h, keyFrom, keyTo, timeFrom, timeTo, reverse, committedOnly));
+    private NativeIterator open(byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean reverse) {
+        return store.get().newIterator(keyFrom, keyTo, timeFrom, timeTo, reverse, committedOnly);
     }
 }

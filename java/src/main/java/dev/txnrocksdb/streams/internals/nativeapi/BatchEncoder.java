@@ -7,7 +7,7 @@ import java.util.function.Function;
 
 /**
  * Encodes key-value entries in the batch wire format of {@link NativeKeyValueStore#putAll} and
- * {@link NativeKeyValueStore#restore}: repeated {@code [int32 keyLen][key][int32 valueLen or -1][value]},
+ * {@link NativeStore#restore}: repeated {@code [int32 keyLen][key][int32 valueLen or -1][value]},
  * big-endian, where a value length of -1 is a delete.
  */
 public final class BatchEncoder {

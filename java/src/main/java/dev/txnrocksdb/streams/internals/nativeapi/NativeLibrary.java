@@ -8,7 +8,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * Loads {@code libtxn_rocksdb_jni} once per JVM.
+ * Loads {@code libtxn_rocksdb_jni} once per JVM, and holds the settings of the whole process
+ * ({@link #configureMemory}; natives in {@code rust/jni/src/library.rs}).
  *
  * <p>First tries {@code java.library.path} (so a developer or a distribution can point at its own
  * build), then extracts {@code /native/<os>-<arch>/<library file>} from the jar to a temporary file
@@ -120,4 +121,22 @@ public final class NativeLibrary {
         error.addSuppressed(cause);
         return error;
     }
+
+    /**
+     * Sets the process-wide memory budget shared by every store: one LRU block cache of
+     * {@code blockCacheBytes} and a write-buffer manager of {@code writeBufferBytes} whose
+     * memtables are charged to that cache. Only takes effect before the first store of the process
+     * opens. Loads the library first if needed.
+     *
+     * @return true if the budget was set; false (and nothing changed) once a store has opened
+     * @throws IllegalArgumentException if either budget is not positive
+     */
+    public static boolean configureMemory(long blockCacheBytes, long writeBufferBytes) {
+        load();
+        return setMemoryBudget(blockCacheBytes, writeBufferBytes);
+    }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/library.rs)
+
+    private static native boolean setMemoryBudget(long blockCacheBytes, long writeBufferBytes);
 }

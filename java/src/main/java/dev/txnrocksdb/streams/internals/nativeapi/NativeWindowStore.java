@@ -1,71 +1,140 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
+import java.nio.file.Path;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+
 /**
- * The JNI methods over one native transactional window store ({@code rust/jni/src/segmented.rs}).
+ * One open native transactional window store ({@code rust/jni/src/window.rs}): its reads and
+ * writes; commit, offsets, restore and close are {@link NativeStore}'s.
  *
  * <p>Entries are stored under Kafka's {@code WindowKeySchema} store keys
  * {@code [key][8-byte BE window start][4-byte BE seqnum]}, grouped into time segments of
  * {@code segmentIntervalMs} inside ONE RocksDB instance, so a commit is atomic across segments and
  * iteration order is Kafka's (segment by segment, then store-key bytes). Stream time and expiry
- * follow Kafka's {@code AbstractRocksDBSegmentedBytesStore}: stream time is the newest window start
- * seen by put or restore (reset to -1 on open); a put into a segment older than
- * {@code segmentId(streamTime - retention)} is dropped; reads only return windows with
- * {@code start >= streamTime - retention + 1}.
- *
- * <p>Commit, committed offsets and position, rollback and sizes: call the
- * {@link NativeKeyValueStore} methods with {@link #engine(long)}. Iterators returned by
- * {@link #newIterator} are read and freed with {@link NativeKeyValueStore#iteratorNext} and
- * {@link NativeKeyValueStore#iteratorClose}; their chunks hold {@code [store key][value]} entries.
- * Errors arrive as the exceptions documented on {@link NativeKeyValueStore}.
+ * follow Kafka's segmented stores, decided by the native store: stream time is the newest window
+ * start seen by put or restore (reset to -1 on open); a put into a segment older than
+ * {@code segmentId(streamTime - retention)} is dropped; reads return windows with
+ * {@code start > streamTime - retention}, or {@code start >= streamTime - retention} when the
+ * store is opened with {@link RetentionEdge#INCLUDED}. Restore reads each record's window start
+ * from its changelog key. Iterator chunks hold {@code [store key][value]} entries.
  */
-public final class NativeWindowStore {
-    private NativeWindowStore() {}
+public final class NativeWindowStore extends NativeStore {
+    /** Whether reads still return windows that start exactly at {@code streamTime - retention}. */
+    public enum RetentionEdge {
+        /** No: {@code start > streamTime - retention} (Kafka's {@code RocksDBWindowStore}). */
+        EXCLUDED,
+        /** Yes: {@code start >= streamTime - retention} (Kafka's {@code RocksDBTimeOrderedWindowStore}). */
+        INCLUDED
+    }
 
-    static {
-        NativeLibrary.load();
+    private NativeWindowStore(String storeName, long handle) {
+        super(storeName, handle);
     }
 
     /**
-     * Opens (creating if needed) the store; uncommitted writes of an earlier process are gone (see
-     * {@link NativeKeyValueStore#open} for recovery and the arguments they share).
+     * Opens (creating if needed) the store in {@code dir}; uncommitted writes of an earlier
+     * process are gone (see {@link NativeKeyValueStore#open} for recovery and the arguments they
+     * share).
      *
+     * @param storeName the Kafka store name, used in exception messages
+     * @param dir the store's directory
+     * @param transactional true: writes are staged until {@link #commit}; false: write-through
+     * @param syncCommit true: fsync the write-ahead log on every commit
+     * @param strategy where a transactional store keeps uncommitted writes
+     * @param retentionMs how long windows are kept, in ms
+     * @param segmentIntervalMs the time segment size in ms
+     * @param edge whether reads return windows exactly at the retention edge
+     * @throws IllegalArgumentException if {@code retentionMs} is negative or
+     *     {@code segmentIntervalMs} is not positive
+     * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
+     */
+    public static NativeWindowStore open(String storeName, Path dir, boolean transactional, boolean syncCommit,
+                                         TransactionStrategy strategy, long retentionMs, long segmentIntervalMs,
+                                         RetentionEdge edge) {
+        long handle = open(nativePath(dir), transactional, syncCommit, strategy.configName(), retentionMs,
+            segmentIntervalMs, edge == RetentionEdge.INCLUDED);
+        return new NativeWindowStore(storeName, handle);
+    }
+
+    /**
+     * Stages the window {@code [key][windowStart][seq]} = value (null value: delete), advancing
+     * stream time first, as Kafka does.
+     *
+     * @return false when the window's segment has expired and nothing was written
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public boolean put(byte[] key, long windowStart, int seq, byte[] value) {
+        long h = acquire();
+        try {
+            return put(h, key, windowStart, seq, value);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * The value of exactly this window, or null when absent or no longer visible.
+     *
+     * @param committedOnly true: ignore uncommitted writes
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public byte[] fetch(byte[] key, long windowStart, int seq, boolean committedOnly) {
+        long h = acquire();
+        try {
+            return fetch(h, key, windowStart, seq, committedOnly);
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Opens an iterator over the windows of keys in {@code [keyFrom, keyTo]} (inclusive; null =
+     * unbounded) whose start lies in {@code [timeFrom, timeTo]} and is still visible, in Kafka's
+     * order (reversed when {@code reverse}); {@code timeFrom = 0, timeTo = Long.MAX_VALUE} is
+     * {@code all()}. The store tracks it and closes it if the store closes first.
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public NativeIterator newIterator(byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean reverse,
+                                      boolean committedOnly) {
+        long h = acquire();
+        try {
+            return track(newIterator(h, keyFrom, keyTo, timeFrom, timeTo, reverse, committedOnly));
+        } finally {
+            release();
+        }
+    }
+
+    /**
+     * Current stream time: the newest window start seen by put or restore since open (-1 before).
+     *
+     * @throws InvalidStateStoreException if the store is closed
+     */
+    public long streamTime() {
+        long h = acquire();
+        try {
+            return streamTime(h);
+        } finally {
+            release();
+        }
+    }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/window.rs)
+
+    /**
      * @param strategy {@code "indexed-batch"} or {@code "secondary-store"}
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
-    public static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                   long retentionMs, long segmentIntervalMs);
+    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
+                                    long retentionMs, long segmentIntervalMs, boolean retentionEdgeIncluded);
 
-    /** Frees the store; the handle and its engine pointer must not be used again. */
-    public static native void close(long handle);
+    private static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);
 
-    /**
-     * The store's engine as a handle for {@link NativeKeyValueStore}'s commit, committedOffsets,
-     * committedPosition, rollback, approximateUncommittedBytes and approximateNumEntries. Borrowed:
-     * valid until {@link #close}; never pass it to {@link NativeKeyValueStore#close}.
-     */
-    public static native long engine(long handle);
+    private static native byte[] fetch(long handle, byte[] key, long windowStart, int seq, boolean committedOnly);
 
-    /**
-     * Stages the window {@code [key][windowStart][seq]} = value (null value: delete).
-     *
-     * @return false when the window's segment has expired and nothing was written
-     */
-    public static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);
+    private static native long newIterator(long handle, byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo,
+                                           boolean reverse, boolean committedOnly);
 
-    /** The value of exactly this window, or null when absent or expired. */
-    public static native byte[] fetch(long handle, byte[] key, long windowStart, int seq, boolean committedOnly);
-
-    /**
-     * Windows of keys in [keyFrom, keyTo] (inclusive; null = unbounded) whose start lies in
-     * [timeFrom, timeTo] and is still visible, in Kafka's order (reversed when {@code reverse}).
-     * Use timeFrom=0, timeTo=Long.MAX_VALUE for {@code all()}.
-     */
-    public static native long newIterator(long handle, byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo,
-                                          boolean reverse, boolean committedOnly);
-
-    /** Applies a batch of changelog records (store keys as above; value length -1 = delete). */
-    public static native void restore(long handle, byte[] batch);
-
-    /** Current stream time (-1 before any put or restore since open). */
-    public static native long streamTime(long handle);
+    private static native long streamTime(long handle);
 }

@@ -10,8 +10,8 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The changelog-offset wire formats of {@link NativeKeyValueStore#commit} (updates) and
- * {@link NativeKeyValueStore#committedOffsets} (current offsets). All integers are big-endian.
+ * The changelog-offset wire formats of {@link NativeStore#commit} (updates) and
+ * {@link NativeStore#committedOffsets} (current offsets). All integers are big-endian.
  */
 public final class OffsetsCodec {
     private OffsetsCodec() {}

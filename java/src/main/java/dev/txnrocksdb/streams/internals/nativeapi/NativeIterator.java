@@ -10,20 +10,29 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 
 /**
- * A {@link KeyValueIterator} over a native iterator that crosses JNI once per chunk of entries
- * rather than per entry.
+ * A {@link KeyValueIterator} over a native iterator of any store kind ({@code rust/jni/src/iterator.rs})
+ * that crosses JNI once per chunk of entries rather than per entry. Entries are the store's keys as
+ * stored (for window and session stores, Kafka's store keys) and their values.
+ *
+ * <p>Opened by a {@link NativeStore}, which tracks it: every chunk is read under the store's read
+ * lock, and closing the store closes the iterator first, so the native iterator never outlives
+ * the store that made it.
  *
  * <p>Meant for one thread at a time, like Kafka's own store iterators; only {@link #close()} may
  * come from another thread (the store closing). After either close, {@link #hasNext()},
  * {@link #next()} and {@link #peekNextKey()} throw {@link InvalidStateStoreException}.
  */
-public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byte[]> {
+public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     /** Entries per JNI call: amortizes the call while keeping a short scan cheap. */
     static final int CHUNK_MAX_ENTRIES = 256;
     /** Soft byte limit per chunk (the native side always returns at least one entry). */
     static final int CHUNK_MAX_BYTES = 1 << 20;
 
-    private final NativeStoreHandle owner;
+    static {
+        NativeLibrary.load();
+    }
+
+    private final NativeStore owner;
     private final long iterator;
     /** Guards the native iterator: a fetch and a free never overlap. Taken after the store lock. */
     private final Object nativeLock = new Object();
@@ -35,7 +44,7 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
     private boolean exhausted;
     private KeyValue<Bytes, byte[]> next;
 
-    NativeKeyValueIterator(NativeStoreHandle owner, long iterator) {
+    NativeIterator(NativeStore owner, long iterator) {
         this.owner = owner;
         this.iterator = iterator;
     }
@@ -50,7 +59,13 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
             if (exhausted) {
                 return false;
             }
-            byte[] bytes = owner.call(storeHandle -> fetchChunk());
+            byte[] bytes;
+            owner.acquire();
+            try {
+                bytes = fetchChunk();
+            } finally {
+                owner.release();
+            }
             if (bytes == null) {
                 exhausted = true;
                 chunk = null;
@@ -112,7 +127,7 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
         synchronized (nativeLock) {
             if (nativeOpen) {
                 nativeOpen = false;
-                NativeKeyValueStore.iteratorClose(iterator);
+                close(iterator);
             }
         }
     }
@@ -123,11 +138,11 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
             if (!nativeOpen) {
                 return null;
             }
-            byte[] bytes = NativeKeyValueStore.iteratorNext(iterator, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
+            byte[] bytes = next(iterator, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
             if (bytes == null) {
                 // Exhausted: release the native snapshot now rather than at close().
                 nativeOpen = false;
-                NativeKeyValueStore.iteratorClose(iterator);
+                close(iterator);
             }
             return bytes;
         }
@@ -153,4 +168,15 @@ public final class NativeKeyValueIterator implements KeyValueIterator<Bytes, byt
                 : "Iterator over store " + owner.storeName() + " has closed");
         }
     }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/iterator.rs)
+
+    /**
+     * Next chunk of at most maxEntries entries (and roughly maxBytes bytes, but always at least
+     * one entry), in the chunk format; null once the iterator is exhausted.
+     */
+    private static native byte[] next(long iterator, int maxEntries, int maxBytes);
+
+    /** Frees the native iterator; the handle must not be used again. */
+    private static native void close(long iterator);
 }

@@ -1,7 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreHandle;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.apache.kafka.common.serialization.Serializer;
@@ -12,29 +11,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reads of a native store: either everything a writer sees (committed data plus the staged
- * writes) or committed data only (the {@code READ_COMMITTED} view of interactive queries).
- * Argument checks and edge cases follow Kafka's {@code RocksDBStore}.
+ * The reads of a native key-value store, as Kafka's {@code RocksDBStore} does them: either
+ * everything a writer sees (committed data plus the staged writes) or committed data only (the
+ * {@code READ_COMMITTED} view of interactive queries). Argument checks and edge cases follow
+ * Kafka's {@code RocksDBStore}.
  */
-public final class NativeReadView implements ReadOnlyKeyValueStore<Bytes, byte[]> {
-    private static final Logger log = LoggerFactory.getLogger(NativeReadView.class);
+public final class KeyValueReadView implements ReadOnlyKeyValueStore<Bytes, byte[]> {
+    private static final Logger log = LoggerFactory.getLogger(KeyValueReadView.class);
 
-    private final Supplier<NativeStoreHandle> handle;
+    private final Supplier<NativeKeyValueStore> store;
     private final boolean committedOnly;
 
     /**
-     * @param handle the open store; throws {@code InvalidStateStoreException} when there is none
+     * @param store the open store; throws {@code InvalidStateStoreException} when there is none
      * @param committedOnly true: ignore uncommitted writes
      */
-    public NativeReadView(Supplier<NativeStoreHandle> handle, boolean committedOnly) {
-        this.handle = handle;
+    public KeyValueReadView(Supplier<NativeKeyValueStore> store, boolean committedOnly) {
+        this.store = store;
         this.committedOnly = committedOnly;
     }
 
     @Override
     public byte[] get(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
-        return handle.get().call(h -> NativeKeyValueStore.get(h, key.get(), committedOnly));
+        return store.get().get(key.get(), committedOnly);
     }
 
     @Override
@@ -49,27 +49,27 @@ public final class NativeReadView implements ReadOnlyKeyValueStore<Bytes, byte[]
 
     @Override
     public KeyValueIterator<Bytes, byte[]> all() {
-        return handle.get().newIterator(null, null, true, false, committedOnly);
+        return store.get().newIterator(null, null, true, false, committedOnly);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseAll() {
-        return handle.get().newIterator(null, null, true, true, committedOnly);
+        return store.get().newIterator(null, null, true, true, committedOnly);
     }
 
     @Override
     public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
         Objects.requireNonNull(prefix, "prefix cannot be null");
         Objects.requireNonNull(prefixKeySerializer, "prefixKeySerializer cannot be null");
-        NativeStoreHandle store = handle.get();
+        NativeKeyValueStore open = store.get();
         byte[] from = prefixKeySerializer.serialize(null, prefix);
-        return store.newIterator(from, KeyRanges.prefixSuccessor(from), false, false, committedOnly);
+        return open.newIterator(from, KeyRanges.prefixSuccessor(from), false, false, committedOnly);
     }
 
     /** Kafka's estimate semantics: an estimate that overflows a signed long is {@link Long#MAX_VALUE}. */
     @Override
     public long approximateNumEntries() {
-        long entries = handle.get().callLong(NativeKeyValueStore::approximateNumEntries);
+        long entries = store.get().approximateNumEntries();
         return entries < 0 ? Long.MAX_VALUE : entries;
     }
 
@@ -77,7 +77,7 @@ public final class NativeReadView implements ReadOnlyKeyValueStore<Bytes, byte[]
         if (KeyRanges.isInvertedRange(from, to, log)) {
             return new EmptyKeyValueIterator<>();
         }
-        return handle.get().newIterator(from == null ? null : from.get(), to == null ? null : to.get(), true, reverse,
+        return store.get().newIterator(from == null ? null : from.get(), to == null ? null : to.get(), true, reverse,
             committedOnly);
     }
 }

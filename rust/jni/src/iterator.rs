@@ -1,0 +1,71 @@
+//! Exported functions of `NativeIterator.java`: chunks of entries out of any store's iterator.
+//!
+//! # Safety
+//! Every `handle` is an iterator handle as described in `handles` (0 or live until `close`).
+
+use crate::codec;
+use crate::ffi::{invalid, run};
+use crate::handles::{borrow, free, into_handle, to_java};
+use jni::objects::{JByteArray, JClass};
+use jni::sys::{jint, jlong};
+use jni::EnvUnowned;
+use std::sync::Mutex;
+use txn_rocksdb::segmented::FilteredIter;
+use txn_rocksdb::RangeIter;
+
+/// Any iterator that hands out entries in chunks; every iterator handle is an [`IterHandle`], so
+/// one `next`/`close` pair serves all stores.
+pub(crate) trait Chunked: Send {
+    fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize>;
+}
+
+impl Chunked for RangeIter {
+    fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
+        RangeIter::next_chunk(self, n, b, emit)
+    }
+}
+
+/// Window and session iterators (`WindowIter` and `SessionIter` are this type).
+impl Chunked for FilteredIter {
+    fn next_chunk(&mut self, n: usize, b: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize> {
+        FilteredIter::next_chunk(self, n, b, emit)
+    }
+}
+
+/// What an iterator handle points to. The engine's iterators hold their own references to the
+/// store's data, so they stay valid whatever happens to the store handle; Java still closes them
+/// before the store.
+pub(crate) type IterHandle = Mutex<Box<dyn Chunked>>;
+
+/// Moves an engine iterator to the heap and returns its handle.
+pub(crate) fn iter_handle(it: impl Chunked + 'static) -> jlong {
+    into_handle::<IterHandle>(Mutex::new(Box::new(it)))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIterator_next<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    max_entries: jint,
+    max_bytes: jint,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        if max_entries <= 0 || max_bytes <= 0 {
+            return Err(invalid(format!("chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes")));
+        }
+        let mut it = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
+        let mut chunk = Vec::new();
+        let n = it.next_chunk(max_entries as usize, max_bytes as usize, &mut |k, v| codec::push_entry(&mut chunk, k, v))?;
+        to_java(env, (n > 0).then_some(chunk))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIterator_close<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    run(&mut env, |_| free::<IterHandle>(handle, "iterator"))
+}

@@ -1,0 +1,197 @@
+//! Exported functions of `NativeStore.java`, what every store kind shares (close, commit, offsets,
+//! position, restore, rollback, sizes), and [`OpenStore`], the one native object behind a store
+//! handle.
+//!
+//! # Safety
+//! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
+
+use crate::codec;
+use crate::ffi::{invalid, run, NativeResult};
+use crate::handles::{borrow, flag, free, into_handle, jbool, optional_bytes, required_bytes, to_java};
+use jni::objects::{JByteArray, JClass, JString};
+use jni::sys::{jboolean, jlong};
+use jni::{Env, EnvUnowned};
+use txn_rocksdb::segmented::{PutOutcome, SegmentOptions};
+use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::window::WindowStore;
+use txn_rocksdb::{KeyValueStore, StoreOptions, Strategy};
+
+/// An open store of one kind, owned by its handle. Commit, offsets, rollback and sizes go to the
+/// key-value store every kind is built on; restore goes to the kind's own engine method, which
+/// knows how to read its changelog keys.
+pub(crate) enum OpenStore {
+    KeyValue(KeyValueStore),
+    Window(WindowStore),
+    Session(SessionStore),
+}
+
+impl OpenStore {
+    /// The key-value store underneath (the store itself for the key-value kind).
+    pub(crate) fn key_value(&self) -> &KeyValueStore {
+        match self {
+            OpenStore::KeyValue(store) => store,
+            OpenStore::Window(store) => store.segments().key_value(),
+            OpenStore::Session(store) => store.segments().key_value(),
+        }
+    }
+
+    /// Applies changelog records (key as in the changelog, `None` deletes) straight to committed data.
+    pub(crate) fn restore(&self, records: &[codec::Entry<'_>]) -> txn_rocksdb::Result<()> {
+        match self {
+            OpenStore::KeyValue(store) => store.restore(records.iter().copied()),
+            OpenStore::Window(store) => store.restore(records),
+            OpenStore::Session(store) => store.restore(records),
+        }
+    }
+
+    pub(crate) fn window(&self) -> NativeResult<&WindowStore> {
+        match self {
+            OpenStore::Window(store) => Ok(store),
+            _ => Err(invalid("the store handle is not a window store")),
+        }
+    }
+
+    pub(crate) fn session(&self) -> NativeResult<&SessionStore> {
+        match self {
+            OpenStore::Session(store) => Ok(store),
+            _ => Err(invalid("the store handle is not a session store")),
+        }
+    }
+}
+
+/// Borrows the store behind `handle` (see `handles` for the safety contract).
+pub(crate) fn store<'a>(handle: jlong) -> NativeResult<&'a OpenStore> {
+    borrow(handle, "store")
+}
+
+/// Moves an opened store to the heap and returns its handle.
+pub(crate) fn store_handle(store: OpenStore) -> jlong {
+    into_handle(store)
+}
+
+/// The directory and options every kind's `open` takes, from its Java arguments.
+pub(crate) fn open_options(
+    env: &mut Env<'_>,
+    path: &JString<'_>,
+    transactional: jboolean,
+    sync_commit: jboolean,
+    strategy: &JString<'_>,
+) -> NativeResult<(String, StoreOptions)> {
+    if path.is_null() {
+        return Err(invalid("store path must not be null"));
+    }
+    if strategy.is_null() {
+        return Err(invalid("transaction strategy must not be null"));
+    }
+    let path = path.try_to_string(env)?;
+    let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
+    Ok((path, StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit), strategy }))
+}
+
+/// [`open_options`] plus the segment geometry: what a window or session store's `open` takes.
+pub(crate) fn segmented_open_options(
+    env: &mut Env<'_>,
+    path: &JString<'_>,
+    transactional: jboolean,
+    sync_commit: jboolean,
+    strategy: &JString<'_>,
+    retention_ms: jlong,
+    segment_interval_ms: jlong,
+) -> NativeResult<(String, StoreOptions, SegmentOptions)> {
+    let (path, options) = open_options(env, path, transactional, sync_commit, strategy)?;
+    Ok((path, options, SegmentOptions { retention_ms, segment_interval_ms }))
+}
+
+/// Whether a window or session put was written (false: its segment had expired).
+pub(crate) fn written(outcome: PutOutcome) -> jboolean {
+    jbool(outcome == PutOutcome::Written)
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_close<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    run(&mut env, |_| free::<OpenStore>(handle, "store"))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_commit<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    offsets: JByteArray<'l>,
+    position: JByteArray<'l>,
+) {
+    run(&mut env, |env| {
+        let offsets = required_bytes(env, &offsets, "offsets")?;
+        let updates = codec::decode_offset_updates(&offsets)?;
+        let position = optional_bytes(env, &position)?;
+        Ok(store(handle)?.key_value().commit(&updates, position.as_deref())?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_committedOffsets<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        let offsets = store(handle)?.key_value().committed_offsets()?;
+        to_java(env, Some(codec::encode_offsets(&offsets)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_committedPosition<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        let position = store(handle)?.key_value().committed_position()?;
+        to_java(env, position)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_restore<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    batch: JByteArray<'l>,
+) {
+    run(&mut env, |env| {
+        let batch = required_bytes(env, &batch, "batch")?;
+        Ok(store(handle)?.restore(&codec::decode_batch(&batch)?)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_rollback<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) {
+    run(&mut env, |_| Ok(store(handle)?.key_value().rollback()?))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_approximateUncommittedBytes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    run(&mut env, |_| Ok(store(handle)?.key_value().approximate_uncommitted_bytes() as jlong))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_approximateNumEntries<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    run(&mut env, |_| Ok(store(handle)?.key_value().approximate_num_entries()?.min(i64::MAX as u64) as jlong))
+}
