@@ -17,7 +17,7 @@ public final class TxnKeyValueBytesStoreSupplier extends TxnKeyValueSupplierBase
      * @param transactional whether the supplied stores stage writes until commit
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnKeyValueBytesStoreSupplier(String name, boolean transactional) {
+    TxnKeyValueBytesStoreSupplier(String name, boolean transactional) {
         this(name, transactional, null);
     }
 
@@ -28,7 +28,7 @@ public final class TxnKeyValueBytesStoreSupplier extends TxnKeyValueSupplierBase
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnKeyValueBytesStoreSupplier(String name, boolean transactional, TransactionStrategy strategy) {
+    TxnKeyValueBytesStoreSupplier(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
     }
 

@@ -42,20 +42,20 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
     private final KeyValueReadView committedReads;
 
     /**
-     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}, whose suppliers build
-     * stores for Kafka Streams.
+     * Creates a store; it opens in {@link #init}. Package-private: applications get stores from the
+     * suppliers of {@link TxnStores} (or {@link TxnRocksDBDslStoreSuppliers}); tests build them directly.
      *
      * @param name the store name (also its directory name)
      * @param transactional true: stage writes until commit; false: write-through
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnKeyValueStore(String name, boolean transactional) {
+    TxnKeyValueStore(String name, boolean transactional) {
         this(name, transactional, null);
     }
 
     /**
-     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
-     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Package-private:
+     * applications get stores from the suppliers of {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param transactional true: stage writes until commit; false: write-through
@@ -63,7 +63,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+    TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
         this.reads = new KeyValueReadView(core::store, false);
         this.committedReads = new KeyValueReadView(core::store, true);

@@ -18,19 +18,19 @@ public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase imple
     private final boolean emitFinal;
 
     /**
-     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     * Built by {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
      *
      * @param name the store name
      * @param retentionPeriod the retention period in ms
      * @param transactional whether the stores stage writes until commit
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional) {
+    TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional) {
         this(name, retentionPeriod, transactional, null, false);
     }
 
     /**
-     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     * Built by {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
      *
      * @param name the store name
      * @param retentionPeriod the retention period in ms
@@ -39,8 +39,8 @@ public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase imple
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional,
-                                        TransactionStrategy strategy) {
+    TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional,
+                                 TransactionStrategy strategy) {
         this(name, retentionPeriod, transactional, strategy, false);
     }
 

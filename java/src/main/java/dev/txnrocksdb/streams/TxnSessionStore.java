@@ -56,8 +56,8 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     private volatile ExpiredRecords expiredRecords;
 
     /**
-     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}, whose suppliers build
-     * stores for Kafka Streams.
+     * Creates a store; it opens in {@link #init}. Package-private: applications get stores from the
+     * suppliers of {@link TxnStores} (or {@link TxnRocksDBDslStoreSuppliers}); tests build them directly.
      *
      * @param name the store name (also its directory name)
      * @param retentionPeriod how long sessions are kept after they end, in ms
@@ -68,13 +68,13 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional) {
+    TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional) {
         this(name, retentionPeriod, segmentInterval, transactional, null, false);
     }
 
     /**
-     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
-     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Package-private:
+     * applications get stores from the suppliers of {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param retentionPeriod how long sessions are kept after they end, in ms
@@ -87,8 +87,8 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
-                           TransactionStrategy strategy) {
+    TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
+                    TransactionStrategy strategy) {
         this(name, retentionPeriod, segmentInterval, transactional, strategy, false);
     }
 

@@ -15,7 +15,7 @@ public final class TxnTimestampedKeyValueBytesStoreSupplier extends TxnKeyValueS
      * @param transactional whether the supplied stores stage writes until commit
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional) {
+    TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional) {
         this(name, transactional, null);
     }
 
@@ -26,7 +26,7 @@ public final class TxnTimestampedKeyValueBytesStoreSupplier extends TxnKeyValueS
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional, TransactionStrategy strategy) {
+    TxnTimestampedKeyValueBytesStoreSupplier(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
     }
 

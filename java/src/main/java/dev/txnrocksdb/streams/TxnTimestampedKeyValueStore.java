@@ -10,18 +10,19 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  */
 public class TxnTimestampedKeyValueStore extends TxnKeyValueStore implements TimestampedBytesStore {
     /**
-     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}.
+     * Creates a store; it opens in {@link #init}. Applications get stores from {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param transactional true: stage writes until commit; false: write-through
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnTimestampedKeyValueStore(String name, boolean transactional) {
+    TxnTimestampedKeyValueStore(String name, boolean transactional) {
         super(name, transactional);
     }
 
     /**
-     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer {@link TxnStores}.
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Applications get
+     * stores from {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param transactional true: stage writes until commit; false: write-through
@@ -29,7 +30,7 @@ public class TxnTimestampedKeyValueStore extends TxnKeyValueStore implements Tim
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnTimestampedKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+    TxnTimestampedKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
     }
 }

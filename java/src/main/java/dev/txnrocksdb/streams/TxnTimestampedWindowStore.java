@@ -11,17 +11,18 @@ import org.apache.kafka.streams.state.TimestampedBytesStore;
  */
 public class TxnTimestampedWindowStore extends TxnWindowStore implements TimestampedBytesStore {
     /**
-     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}.
+     * Creates a store; it opens in {@link #init}. Applications get stores from {@link TxnStores}.
      *
      * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean)
      */
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                                     boolean retainDuplicates, boolean transactional) {
+    TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                              boolean retainDuplicates, boolean transactional) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional);
     }
 
     /**
-     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer {@link TxnStores}.
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Applications get
+     * stores from {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param retentionPeriod how long windows are kept, in ms (at least {@code windowSize})
@@ -36,19 +37,19 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
      *     {@code segmentInterval} is not positive
      * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean, TransactionStrategy)
      */
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                                     boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
+    TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                              boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy);
     }
 
     TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                              boolean retainDuplicates, boolean transactional, Layout layout) {
+                       boolean retainDuplicates, boolean transactional, Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, layout);
     }
 
     TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                              boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
-                              Layout layout) {
+                       boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
+                       Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, layout);
     }
 }

@@ -23,7 +23,7 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
     private final TxnWindowStore.Layout layout;
 
     /**
-     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     * Built by {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
      *
      * @param name the store name
      * @param retentionPeriod the retention period in ms
@@ -34,13 +34,13 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
      * @param transactional whether the stores stage writes until commit
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                       boolean timestamped, boolean transactional) {
+    TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
+                                boolean timestamped, boolean transactional) {
         this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, null);
     }
 
     /**
-     * Prefer {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
+     * Built by {@link TxnStores}, which validates the arguments as Kafka's {@code Stores} does.
      *
      * @param name the store name
      * @param retentionPeriod the retention period in ms
@@ -53,15 +53,15 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
      *     {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                       boolean timestamped, boolean transactional, TransactionStrategy strategy) {
+    TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
+                                boolean timestamped, boolean transactional, TransactionStrategy strategy) {
         this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
             TxnWindowStore.Layout.KEY_FIRST);
     }
 
     TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                boolean timestamped, boolean transactional, TransactionStrategy strategy,
-                                TxnWindowStore.Layout layout) {
+                         boolean timestamped, boolean transactional, TransactionStrategy strategy,
+                         TxnWindowStore.Layout layout) {
         super(name, retentionPeriod, transactional, strategy);
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;

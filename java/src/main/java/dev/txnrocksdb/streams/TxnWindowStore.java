@@ -81,8 +81,8 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
     private volatile ExpiredRecords expiredRecords;
 
     /**
-     * Creates a store; it opens in {@link #init}. Prefer {@link TxnStores}, whose suppliers build
-     * stores for Kafka Streams.
+     * Creates a store; it opens in {@link #init}. Package-private: applications get stores from the
+     * suppliers of {@link TxnStores} (or {@link TxnRocksDBDslStoreSuppliers}); tests build them directly.
      *
      * @param name the store name (also its directory name)
      * @param retentionPeriod how long windows are kept, in ms (at least {@code windowSize})
@@ -95,14 +95,14 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                          boolean retainDuplicates, boolean transactional) {
+    TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                   boolean retainDuplicates, boolean transactional) {
         this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, null, Layout.KEY_FIRST);
     }
 
     /**
-     * Creates a store with its own transaction strategy; it opens in {@link #init}. Prefer
-     * {@link TxnStores}, whose suppliers build stores for Kafka Streams.
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Package-private:
+     * applications get stores from the suppliers of {@link TxnStores}.
      *
      * @param name the store name (also its directory name)
      * @param retentionPeriod how long windows are kept, in ms (at least {@code windowSize})
@@ -117,8 +117,8 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                          boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
+    TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
+                   boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
         this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, Layout.KEY_FIRST);
     }
 
