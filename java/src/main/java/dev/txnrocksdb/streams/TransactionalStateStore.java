@@ -41,20 +41,28 @@ public interface TransactionalStateStore extends StateStore {
      * @param changelogOffset the changelog offset the staged writes correspond to; {@code null} for
      *     a store without a changelog, which commits the data and leaves the offsets as they are
      * @throws org.apache.kafka.streams.errors.InvalidStateStoreException if the store is not open
-     * @throws org.apache.kafka.streams.errors.ProcessorStateException if the commit fails; then
-     *     nothing of it is durable
+     * @throws org.apache.kafka.streams.errors.ProcessorStateException if the commit fails. Under
+     *     {@link TransactionStrategy#INDEXED_BATCH} nothing of it is then durable. Under
+     *     {@link TransactionStrategy#SECONDARY_STORE} a commit that fails after its commit file was
+     *     written is decided: the store refuses further writes until {@link #recover(long)} rolls
+     *     it forward (or the store is reopened)
      */
     void commit(Long changelogOffset);
 
     /**
-     * Recovers the store after a failure: drops every write not yet committed, leaving the state
-     * of the last commit.
+     * Recovers the store after a failure, leaving the state of the last decided commit: drops
+     * every write not yet committed. Under {@link TransactionStrategy#SECONDARY_STORE}, if the
+     * last commit failed after its commit file was written, that commit was decided, so it is
+     * rolled forward instead: its writes, offset and position become committed, and the offset
+     * returned is the one it committed.
      *
      * @param changelogOffset the offset to assume when the store has no committed offset for its
      *     changelog partition
-     * @return the committed offset of the store's changelog partition, or {@code changelogOffset}
-     *     if there is none; the caller replays the changelog from there
+     * @return the committed offset of the store's changelog partition (after any roll-forward),
+     *     or {@code changelogOffset} if there is none; the caller replays the changelog from there
      * @throws org.apache.kafka.streams.errors.InvalidStateStoreException if the store is not open
+     * @throws org.apache.kafka.streams.errors.ProcessorStateException if dropping the writes or
+     *     rolling the commit forward fails
      */
     long recover(long changelogOffset);
 }
