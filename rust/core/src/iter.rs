@@ -1,10 +1,14 @@
-//! Range iteration over committed data merged with the staged writes, in chunks.
+//! Range iteration in chunks, whatever a strategy merges underneath.
+//!
+//! A [`RangeIter`] hands out entries in chunks (one call per many entries, which is what crosses
+//! JNI). Each strategy supplies its own [`Chunks`] (committed data only, the indexed batch over
+//! it, or the temporary store merged over it); what they share lives here: the [`Range`] bounds,
+//! the [`Cursor`] operations they walk, and the [`Walk`] that positions a cursor, keeps it inside
+//! the bounds and resumes after the last key returned.
 
+use crate::db::{Db, RawIterator, Snapshot, DATA_CF};
 use crate::error::Result;
-use crate::secondary;
-use crate::store::{lock, Frozen, Inner, Staged};
-use rust_rocksdb::{DBRawIteratorWithThreadMode, ReadOptions, WriteBatchWithIndex, DB};
-use std::sync::atomic::Ordering;
+use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
 /// What to iterate: keys in `[from, to]` (or `[from, to)` when `!to_inclusive`); `None` bounds are
@@ -32,198 +36,42 @@ impl Range {
 
 /// The smallest key greater than every key starting with `prefix`, or `None` if there is none.
 pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
-    let mut s = prefix.to_vec();
-    while let Some(last) = s.pop() {
+    let mut successor = prefix.to_vec();
+    while let Some(last) = successor.pop() {
         if last < 0xFF {
-            s.push(last + 1);
-            return Some(s);
+            successor.push(last + 1);
+            return Some(successor);
         }
     }
     None
 }
 
-/// An open iterator. It sees committed data as of its creation plus the writes of the transaction
-/// that was current then (including writes made while it is open: it re-seeks after each
-/// mutation, so it never touches a slice the batch has moved).
-///
-/// Keeps the store (`Arc<Inner>`) and the staged batch (`Arc<Staged>`) alive, so closing the store
-/// or committing while it is open never frees memory it reads.
-pub struct RangeIter {
-    // Declared first: dropped before the owners of the memory it points into.
-    it: Cursor,
-    staged: Option<Arc<Staged>>,
-    /// The snapshot the iterator reads, when it is not RocksDB's implicit one.
-    _snapshot: Option<Arc<Frozen>>,
-    _inner: Arc<Inner>,
-    lower: Option<Vec<u8>>,
-    upper_excl: Option<Vec<u8>>,
-    reverse: bool,
-    started: bool,
-    done: bool,
-    seen_version: u64,
-    last_key: Vec<u8>,
+/// Hands out a strategy's entries in chunks; `emit` returns whether it took an entry.
+pub(crate) trait Chunks: Send {
+    fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize>;
 }
 
+/// An open iterator over a [`Range`]. What it sees depends on the store's strategy (see
+/// [`crate::Strategy`]); every kind keeps the memory it reads alive, so closing the store or
+/// committing while it is open never frees memory under it.
+pub struct RangeIter(Box<dyn Chunks>);
+
 impl RangeIter {
-    pub(crate) fn new(inner: Arc<Inner>, range: Range) -> Result<RangeIter> {
-        let upper_excl = match (range.to, range.to_inclusive) {
-            (Some(mut to), true) => {
-                to.push(0); // the smallest key greater than `to`
-                Some(to)
-            }
-            (to, _) => to,
-        };
-        let empty = matches!((&range.from, &upper_excl), (Some(l), Some(u)) if l >= u);
-        let bounded = || {
-            let mut ro = ReadOptions::default();
-            if !empty {
-                if let Some(l) = &range.from {
-                    ro.set_iterate_lower_bound(l.clone());
-                }
-                if let Some(u) = &upper_excl {
-                    ro.set_iterate_upper_bound(u.clone());
-                }
-            }
-            ro
-        };
-        // SAFETY: `db` lives inside `inner`, which this iterator keeps alive (`_inner`) and which is
-        // dropped only after `it` (field order). The 'static lifetime never escapes this struct.
-        let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
-        let cf = db.cf_handle(crate::store::DATA_CF).ok_or_else(|| inner.err("data column family missing"))?;
-        let mut transactional = inner.options.transactional && !range.committed_only;
-        if transactional && inner.options.secondary() {
-            if inner.tmp_dirty.load(Ordering::Acquire) {
-                let ro = bounded();
-                return Self::merged(inner.clone(), range.from, range.reverse, upper_excl, empty, ro);
-            }
-            // nothing staged in the temporary store: the committed data is the whole view
-            transactional = false;
-        }
-        let (it, staged, seen_version, snapshot) = if transactional {
-            // Held while both halves are created, so a concurrent commit cannot fall between them.
-            let current = inner.lock_staged();
-            let base = db.raw_iterator_cf_opt(cf, bounded());
-            let staged = current.clone();
-            let batch = lock(&staged.batch);
-            // SAFETY: the batch lives inside `staged` (an Arc this iterator keeps until `it` is
-            // dropped); RocksDB only keeps the raw pointer, and every later use of `it` happens
-            // with the batch's mutex held.
-            let batch_ref: &'static WriteBatchWithIndex = unsafe { &*(&*batch as *const WriteBatchWithIndex) };
-            let it = batch_ref.iterator_with_base_cf(base, cf);
-            let version = staged.version.load(Ordering::Acquire);
-            drop(batch);
-            drop(current);
-            (it, Some(staged), version, None)
-        } else {
-            // The committed view, never half of a secondary-store commit, without waiting for one.
-            let (it, snapshot) = inner.committed_read(|frozen| {
-                let mut ro = bounded();
-                if let Some(f) = frozen {
-                    ro.set_snapshot(&f.0);
-                }
-                db.raw_iterator_cf_opt(cf, ro)
-            });
-            (it, None, 0, snapshot)
-        };
-        Ok(RangeIter {
-            it: Cursor::Raw(it),
-            staged,
-            _snapshot: snapshot,
-            _inner: inner,
-            lower: range.from,
-            upper_excl,
-            reverse: range.reverse,
-            started: false,
-            done: empty,
-            seen_version,
-            last_key: Vec::new(),
-        })
-    }
-
-    /// Secondary-store strategy: the temporary store's current generation merged over the main
-    /// store, both read at ONE snapshot, so a commit landing meanwhile is invisible to it.
-    fn merged(
-        inner: Arc<Inner>,
-        from: Option<Vec<u8>>,
-        reverse: bool,
-        upper_excl: Option<Vec<u8>>,
-        empty: bool,
-        mut main_ro: ReadOptions,
-    ) -> Result<RangeIter> {
-        let snapshot = Frozen::new(&inner);
-        // SAFETY: as in `new`; `db` outlives the iterators through `_inner`.
-        let db: &'static DB = unsafe { &*(&inner.db as *const DB) };
-        let generation = inner.generation.load(Ordering::Acquire);
-        let (gen_lo, gen_hi) = secondary::generation_bounds(generation);
-        let mut tmp_ro = ReadOptions::default();
-        let prefixed = |k: &[u8]| secondary::tmp_key(generation, k);
-        tmp_ro.set_iterate_lower_bound(from.as_deref().map_or(gen_lo, prefixed));
-        tmp_ro.set_iterate_upper_bound(upper_excl.as_deref().map_or(gen_hi, prefixed));
-        main_ro.set_snapshot(&snapshot.0);
-        tmp_ro.set_snapshot(&snapshot.0);
-        let main = db.raw_iterator_cf_opt(inner.data_cf(), main_ro);
-        let tmp = db.raw_iterator_cf_opt(inner.txn_cf(), tmp_ro);
-        let cursor = Merged { main, tmp, generation, reverse, side: Side::None };
-        Ok(RangeIter {
-            it: Cursor::Merged(Box::new(cursor)),
-            staged: None,
-            _snapshot: Some(snapshot),
-            _inner: inner,
-            lower: from,
-            upper_excl,
-            reverse,
-            started: false,
-            done: empty,
-            seen_version: 0,
-            last_key: Vec::new(),
-        })
-    }
-
-    fn in_bounds(&self, key: &[u8]) -> bool {
-        self.lower.as_deref().is_none_or(|l| key >= l) && self.upper_excl.as_deref().is_none_or(|u| key < u)
-    }
-
-    fn advance(&mut self) {
-        if self.reverse {
-            self.it.prev()
-        } else {
-            self.it.next()
-        }
-    }
-
-    fn position(&mut self, version: u64) {
-        if !self.started {
-            self.started = true;
-            match (self.reverse, &self.lower, &self.upper_excl) {
-                (false, Some(l), _) => self.it.seek(l),
-                (false, None, _) => self.it.seek_to_first(),
-                (true, _, Some(u)) => self.it.seek_for_prev(u),
-                (true, _, None) => self.it.seek_to_last(),
-            }
-        } else if version != self.seen_version {
-            // The batch changed since the last chunk: re-seek past the last key we returned.
-            if self.reverse {
-                self.it.seek_for_prev(&self.last_key);
-            } else {
-                self.it.seek(&self.last_key);
-            }
-            if self.it.key() == Some(self.last_key.as_slice()) {
-                self.advance();
-            }
-        }
-        self.seen_version = version;
-        // The upper bound is exclusive; seek_for_prev may land on it exactly.
-        while self.reverse && self.it.key().is_some_and(|k| self.upper_excl.as_deref().is_some_and(|u| k >= u)) {
-            self.it.prev();
-        }
+    pub(crate) fn new(chunks: impl Chunks + 'static) -> RangeIter {
+        RangeIter(Box::new(chunks))
     }
 
     /// Calls `emit(key, value)` for up to `max_entries` further entries, stopping early once
     /// `max_bytes` of keys and values were emitted (but always emitting at least one entry if any
     /// is left). Returns how many were emitted; 0 means the iterator is exhausted.
     pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
-        self.next_chunk_filtered(max_entries, max_bytes, |k, v| {
-            emit(k, v);
+        self.next_chunk_filtered(max_entries, max_bytes, |key, value| {
+            emit(key, value);
             true
         })
     }
@@ -236,216 +84,20 @@ impl RangeIter {
         max_bytes: usize,
         mut emit: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
-        if self.done || max_entries == 0 {
-            return Ok(0);
-        }
-        let staged = self.staged.clone();
-        let _batch_guard = staged.as_ref().map(|s| lock(&s.batch));
-        let version = staged.as_ref().map_or(0, |s| s.version.load(Ordering::Acquire));
-        self.position(version);
-        let (mut count, mut bytes) = (0usize, 0usize);
-        while count < max_entries && bytes < max_bytes {
-            let (key, value) = match self.it.entry() {
-                Some(kv) => kv,
-                None => {
-                    self.it.status().map_err(|e| self._inner.err(e))?;
-                    self.done = true;
-                    break;
-                }
-            };
-            if !self.in_bounds(key) {
-                self.done = true;
-                break;
-            }
-            let took = emit(key, value);
-            if took {
-                count += 1;
-                bytes += key.len() + value.len();
-            }
-            if self.staged.is_some() {
-                // only a live batch can move under us and need a re-seek past this key
-                self.last_key.clear();
-                self.last_key.extend_from_slice(key);
-            }
-            self.advance();
-        }
-        Ok(count)
+        self.0.next_chunk(max_entries, max_bytes, &mut emit)
     }
 
     /// Convenience for tests and small scans: every remaining entry.
     pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();
-        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
+        while self.next_chunk(1024, usize::MAX, |key, value| out.push((key.to_vec(), value.to_vec())))? > 0 {}
         Ok(out)
-    }
-}
-
-/// What a [`RangeIter`] walks: RocksDB's iterator (committed data, or the indexed batch over it),
-/// or the secondary-store strategy's merge of the temporary store over the main store.
-enum Cursor {
-    Raw(DBRawIteratorWithThreadMode<'static, DB>),
-    Merged(Box<Merged>),
-}
-
-impl Cursor {
-    fn entry(&self) -> Option<(&[u8], &[u8])> {
-        match self {
-            Cursor::Raw(it) => it.key().zip(it.value()),
-            Cursor::Merged(m) => m.entry(),
-        }
-    }
-    fn key(&self) -> Option<&[u8]> {
-        self.entry().map(|(k, _)| k)
-    }
-    fn next(&mut self) {
-        match self {
-            Cursor::Raw(it) => it.next(),
-            Cursor::Merged(m) => m.step(),
-        }
-    }
-    fn prev(&mut self) {
-        match self {
-            Cursor::Raw(it) => it.prev(),
-            Cursor::Merged(m) => m.step(),
-        }
-    }
-    fn seek(&mut self, k: &[u8]) {
-        match self {
-            Cursor::Raw(it) => it.seek(k),
-            Cursor::Merged(m) => m.position(|it, g| it.seek(secondary::tmp_key(g, k)), |it| it.seek(k)),
-        }
-    }
-    fn seek_for_prev(&mut self, k: &[u8]) {
-        match self {
-            Cursor::Raw(it) => it.seek_for_prev(k),
-            Cursor::Merged(m) => {
-                m.position(|it, g| it.seek_for_prev(secondary::tmp_key(g, k)), |it| it.seek_for_prev(k))
-            }
-        }
-    }
-    fn seek_to_first(&mut self) {
-        match self {
-            Cursor::Raw(it) => it.seek_to_first(),
-            // the temporary iterator's lower bound is its generation (or the range start)
-            Cursor::Merged(m) => m.position(|it, _| it.seek_to_first(), |it| it.seek_to_first()),
-        }
-    }
-    fn seek_to_last(&mut self) {
-        match self {
-            Cursor::Raw(it) => it.seek_to_last(),
-            Cursor::Merged(m) => m.position(|it, _| it.seek_to_last(), |it| it.seek_to_last()),
-        }
-    }
-    fn status(&self) -> std::result::Result<(), rust_rocksdb::Error> {
-        match self {
-            Cursor::Raw(it) => it.status(),
-            Cursor::Merged(m) => m.main.status().and(m.tmp.status()),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
-    None,
-    Main,
-    Tmp,
-    /// Both have the key: the temporary store's entry wins.
-    Both,
-}
-
-/// The merge of the temporary store (keys `generation ++ key`, marked values) over the main store,
-/// in one direction; tombstones hide main entries and are never emitted.
-struct Merged {
-    main: DBRawIteratorWithThreadMode<'static, DB>,
-    tmp: DBRawIteratorWithThreadMode<'static, DB>,
-    generation: u64,
-    reverse: bool,
-    side: Side,
-}
-
-impl Merged {
-    fn position(
-        &mut self,
-        tmp: impl FnOnce(&mut DBRawIteratorWithThreadMode<'static, DB>, u64),
-        main: impl FnOnce(&mut DBRawIteratorWithThreadMode<'static, DB>),
-    ) {
-        tmp(&mut self.tmp, self.generation);
-        main(&mut self.main);
-        self.settle();
-    }
-
-    fn move_it(it: &mut DBRawIteratorWithThreadMode<'static, DB>, reverse: bool) {
-        if reverse {
-            it.prev()
-        } else {
-            it.next()
-        }
-    }
-
-    /// Moves past the current entry.
-    fn step(&mut self) {
-        match self.side {
-            Side::None => return,
-            Side::Main => Self::move_it(&mut self.main, self.reverse),
-            Side::Tmp => Self::move_it(&mut self.tmp, self.reverse),
-            Side::Both => {
-                Self::move_it(&mut self.main, self.reverse);
-                Self::move_it(&mut self.tmp, self.reverse);
-            }
-        }
-        self.settle();
-    }
-
-    /// Chooses the next entry in iteration order, skipping tombstones (and what they hide).
-    fn settle(&mut self) {
-        use std::cmp::Ordering::*;
-        loop {
-            let tmp = self.tmp.key().map(|k| (&k[8..], self.tmp.value().is_some_and(secondary::is_tombstone)));
-            let main = self.main.key();
-            let (side, tombstone) = match (main, tmp) {
-                (None, None) => (Side::None, false),
-                (Some(_), None) => (Side::Main, false),
-                (None, Some((_, t))) => (Side::Tmp, t),
-                (Some(m), Some((k, t))) => match (m.cmp(k), self.reverse) {
-                    (Equal, _) => (Side::Both, t),
-                    (Less, false) | (Greater, true) => (Side::Main, false),
-                    _ => (Side::Tmp, t),
-                },
-            };
-            self.side = side;
-            if !tombstone {
-                return;
-            }
-            self.step_raw();
-        }
-    }
-
-    fn step_raw(&mut self) {
-        match self.side {
-            Side::Tmp => Self::move_it(&mut self.tmp, self.reverse),
-            Side::Both => {
-                Self::move_it(&mut self.main, self.reverse);
-                Self::move_it(&mut self.tmp, self.reverse);
-            }
-            Side::None | Side::Main => {}
-        }
-    }
-
-    fn entry(&self) -> Option<(&[u8], &[u8])> {
-        match self.side {
-            Side::None => None,
-            Side::Main => self.main.key().zip(self.main.value()),
-            Side::Tmp | Side::Both => {
-                let (k, v) = self.tmp.key().zip(self.tmp.value())?;
-                Some((&k[8..], secondary::decode_value(v)?))
-            }
-        }
     }
 }
 
 impl std::fmt::Debug for RangeIter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RangeIter").field("reverse", &self.reverse).field("done", &self.done).finish()
+        f.debug_struct("RangeIter").finish_non_exhaustive()
     }
 }
 
@@ -454,6 +106,223 @@ const _: fn() = || {
     fn assert_send<T: Send>() {}
     assert_send::<RangeIter>();
 };
+
+/// The positioning operations a [`Walk`] needs, in RocksDB's iterator vocabulary.
+pub(crate) trait Cursor {
+    fn seek(&mut self, key: &[u8]);
+    fn seek_for_prev(&mut self, key: &[u8]);
+    fn seek_to_first(&mut self);
+    fn seek_to_last(&mut self);
+    fn next(&mut self);
+    fn prev(&mut self);
+    /// The current entry, `None` past either end.
+    fn entry(&self) -> Option<(&[u8], &[u8])>;
+    fn status(&self) -> std::result::Result<(), rust_rocksdb::Error>;
+}
+
+impl Cursor for RawIterator {
+    fn seek(&mut self, key: &[u8]) {
+        RawIterator::seek(self, key)
+    }
+    fn seek_for_prev(&mut self, key: &[u8]) {
+        RawIterator::seek_for_prev(self, key)
+    }
+    fn seek_to_first(&mut self) {
+        RawIterator::seek_to_first(self)
+    }
+    fn seek_to_last(&mut self) {
+        RawIterator::seek_to_last(self)
+    }
+    fn next(&mut self) {
+        RawIterator::next(self)
+    }
+    fn prev(&mut self) {
+        RawIterator::prev(self)
+    }
+    fn entry(&self) -> Option<(&[u8], &[u8])> {
+        self.key().zip(self.value())
+    }
+    fn status(&self) -> std::result::Result<(), rust_rocksdb::Error> {
+        RawIterator::status(self)
+    }
+}
+
+/// The bounds of one range walk and where it stands: started, done, and (for cursors over data
+/// that can move under them) the last key returned, to resume after it.
+pub(crate) struct Walk {
+    lower: Option<Vec<u8>>,
+    upper_excl: Option<Vec<u8>>,
+    reverse: bool,
+    started: bool,
+    done: bool,
+    /// Whether to remember the last key returned (only a cursor over a live batch needs it).
+    resumable: bool,
+    last_key: Vec<u8>,
+}
+
+impl Walk {
+    /// A walk over `range`; `resumable` when the cursor may have to re-seek between chunks.
+    pub(crate) fn new(range: &Range, resumable: bool) -> Walk {
+        let upper_excl = match (&range.to, range.to_inclusive) {
+            (Some(to), true) => {
+                let mut upper = to.clone();
+                upper.push(0); // the smallest key greater than `to`
+                Some(upper)
+            }
+            (to, _) => to.clone(),
+        };
+        let empty = matches!((&range.from, &upper_excl), (Some(lower), Some(upper)) if lower >= upper);
+        Walk {
+            lower: range.from.clone(),
+            upper_excl,
+            reverse: range.reverse,
+            started: false,
+            done: empty,
+            resumable,
+            last_key: Vec::new(),
+        }
+    }
+
+    pub(crate) fn lower(&self) -> Option<&[u8]> {
+        self.lower.as_deref()
+    }
+
+    pub(crate) fn upper_excl(&self) -> Option<&[u8]> {
+        self.upper_excl.as_deref()
+    }
+
+    pub(crate) fn reverse(&self) -> bool {
+        self.reverse
+    }
+
+    /// Read options bounding a RocksDB iterator to this walk's range (none for an empty range,
+    /// whose bounds may be inverted).
+    pub(crate) fn read_options(&self) -> ReadOptions {
+        let mut read_options = ReadOptions::default();
+        if !self.done {
+            if let Some(lower) = &self.lower {
+                read_options.set_iterate_lower_bound(lower.clone());
+            }
+            if let Some(upper) = &self.upper_excl {
+                read_options.set_iterate_upper_bound(upper.clone());
+            }
+        }
+        read_options
+    }
+
+    fn in_bounds(&self, key: &[u8]) -> bool {
+        self.lower.as_deref().is_none_or(|lower| key >= lower)
+            && self.upper_excl.as_deref().is_none_or(|upper| key < upper)
+    }
+
+    fn advance(&self, cursor: &mut (impl Cursor + ?Sized)) {
+        if self.reverse {
+            cursor.prev()
+        } else {
+            cursor.next()
+        }
+    }
+
+    /// Puts `cursor` on the next entry to return: the start of the range on the first chunk; past
+    /// the last key returned when the data under the cursor `moved` since the previous chunk.
+    fn position(&mut self, cursor: &mut (impl Cursor + ?Sized), moved: bool) {
+        if !self.started {
+            self.started = true;
+            match (self.reverse, &self.lower, &self.upper_excl) {
+                (false, Some(lower), _) => cursor.seek(lower),
+                (false, None, _) => cursor.seek_to_first(),
+                (true, _, Some(upper)) => cursor.seek_for_prev(upper),
+                (true, _, None) => cursor.seek_to_last(),
+            }
+        } else if moved {
+            if self.reverse {
+                cursor.seek_for_prev(&self.last_key);
+            } else {
+                cursor.seek(&self.last_key);
+            }
+            if cursor.entry().is_some_and(|(key, _)| key == self.last_key.as_slice()) {
+                self.advance(cursor);
+            }
+        }
+        // The upper bound is exclusive; seek_for_prev may land on it exactly.
+        while self.reverse && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|u| key >= u)) {
+            cursor.prev();
+        }
+    }
+
+    /// Emits up to `max_entries` entries (about `max_bytes`) from `cursor`, as
+    /// [`RangeIter::next_chunk_filtered`] describes; `moved` says whether the data under the
+    /// cursor changed since the previous chunk (only for resumable walks).
+    pub(crate) fn chunk(
+        &mut self,
+        db: &Db,
+        cursor: &mut (impl Cursor + ?Sized),
+        moved: bool,
+        max_entries: usize,
+        max_bytes: usize,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        if self.done || max_entries == 0 {
+            return Ok(0);
+        }
+        self.position(cursor, moved);
+        let (mut count, mut bytes) = (0usize, 0usize);
+        while count < max_entries && bytes < max_bytes {
+            let Some((key, value)) = cursor.entry() else {
+                cursor.status().map_err(|e| db.err(e))?;
+                self.done = true;
+                break;
+            };
+            if !self.in_bounds(key) {
+                self.done = true;
+                break;
+            }
+            if emit(key, value) {
+                count += 1;
+                bytes += key.len() + value.len();
+            }
+            if self.resumable {
+                self.last_key.clear();
+                self.last_key.extend_from_slice(key);
+            }
+            self.advance(cursor);
+        }
+        Ok(count)
+    }
+}
+
+/// Committed data only, as of the iterator's creation (or of `snapshot`), under any strategy.
+pub(crate) struct CommittedChunks {
+    // Declared first: dropped before the snapshot and the Db it reads.
+    cursor: RawIterator,
+    walk: Walk,
+    _snapshot: Option<Arc<Snapshot>>,
+    db: Arc<Db>,
+}
+
+impl CommittedChunks {
+    /// An iterator over committed data in `range`, read at `snapshot` (the latest data if `None`).
+    pub(crate) fn open(db: &Arc<Db>, range: &Range, snapshot: Option<Arc<Snapshot>>) -> RangeIter {
+        let walk = Walk::new(range, false);
+        let mut read_options = walk.read_options();
+        if let Some(snapshot) = &snapshot {
+            read_options.set_snapshot(&snapshot.rocks);
+        }
+        let cursor = Db::raw_iterator(db, DATA_CF, read_options);
+        RangeIter::new(CommittedChunks { cursor, walk, _snapshot: snapshot, db: db.clone() })
+    }
+}
+
+impl Chunks for CommittedChunks {
+    fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<usize> {
+        self.walk.chunk(&self.db, &mut self.cursor, false, max_entries, max_bytes, emit)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -43,6 +43,6 @@ pub(crate) fn shared() -> &'static Memory {
 
 /// The budget in force: (block cache bytes, write buffer bytes), creating the default if needed.
 pub fn budget() -> (usize, usize) {
-    let m = shared();
-    (m.cache.get_capacity(), m.write_buffers.get_buffer_size())
+    let budget = shared();
+    (budget.cache.get_capacity(), budget.write_buffers.get_buffer_size())
 }

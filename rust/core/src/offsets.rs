@@ -3,6 +3,7 @@
 //! Key layout: `b'o' ++ topic ++ 0x00 ++ partition (i32 BE)` → offset (i64 BE); the opaque
 //! position blob lives under `b"p"`. Topic names cannot contain 0x00, so keys never collide.
 
+use crate::db::Db;
 use crate::{Error, Result};
 
 /// A changelog topic partition.
@@ -15,23 +16,26 @@ pub struct TopicPartition {
 /// One entry of a commit's offset map: `None` removes that partition's offset.
 pub type OffsetUpdate = (TopicPartition, Option<i64>);
 
-pub(crate) const POSITION_KEY: &[u8] = b"p";
+/// A commit's writes to the `offsets` family: key, and value or `None` to delete.
+pub(crate) type OffsetWrites = Vec<(Vec<u8>, Option<Vec<u8>>)>;
+
+const POSITION_KEY: &[u8] = b"p";
 const OFFSET_PREFIX: u8 = b'o';
 
-pub(crate) fn offset_key(tp: &TopicPartition) -> Vec<u8> {
-    let mut k = Vec::with_capacity(tp.topic.len() + 6);
-    k.push(OFFSET_PREFIX);
-    k.extend_from_slice(tp.topic.as_bytes());
-    k.push(0);
-    k.extend_from_slice(&tp.partition.to_be_bytes());
-    k
+fn offset_key(partition: &TopicPartition) -> Vec<u8> {
+    let mut key = Vec::with_capacity(partition.topic.len() + 6);
+    key.push(OFFSET_PREFIX);
+    key.extend_from_slice(partition.topic.as_bytes());
+    key.push(0);
+    key.extend_from_slice(&partition.partition.to_be_bytes());
+    key
 }
 
-pub(crate) fn is_offset_key(key: &[u8]) -> bool {
+fn is_offset_key(key: &[u8]) -> bool {
     key.first() == Some(&OFFSET_PREFIX)
 }
 
-pub(crate) fn decode_offset(key: &[u8], value: &[u8]) -> Result<(TopicPartition, i64)> {
+fn decode_offset(key: &[u8], value: &[u8]) -> Result<(TopicPartition, i64)> {
     let bad = || Error::InvalidArgument(format!("corrupt offset entry (key {} bytes)", key.len()));
     if key.len() < 6 || key[key.len() - 5] != 0 || value.len() != 8 {
         return Err(bad());
@@ -40,6 +44,48 @@ pub(crate) fn decode_offset(key: &[u8], value: &[u8]) -> Result<(TopicPartition,
     let partition = i32::from_be_bytes(key[key.len() - 4..].try_into().map_err(|_| bad())?);
     let offset = i64::from_be_bytes(value.try_into().map_err(|_| bad())?);
     Ok((TopicPartition { topic, partition }, offset))
+}
+
+/// The writes a commit makes to the `offsets` family: `updates` (an empty list clears every
+/// offset in `committed`, a `None` offset removes that partition's) and the position blob.
+pub(crate) fn offset_writes(
+    updates: &[OffsetUpdate],
+    position: Option<&[u8]>,
+    committed: impl FnOnce() -> Result<Vec<(TopicPartition, i64)>>,
+) -> Result<OffsetWrites> {
+    let mut writes: OffsetWrites = Vec::with_capacity(updates.len() + 1);
+    if updates.is_empty() {
+        for (partition, _) in committed()? {
+            writes.push((offset_key(&partition), None));
+        }
+    }
+    for (partition, offset) in updates {
+        writes.push((offset_key(partition), offset.map(|o| o.to_be_bytes().to_vec())));
+    }
+    if let Some(position) = position {
+        writes.push((POSITION_KEY.to_vec(), Some(position.to_vec())));
+    }
+    Ok(writes)
+}
+
+/// The committed changelog offsets.
+pub(crate) fn committed_offsets(db: &Db) -> Result<Vec<(TopicPartition, i64)>> {
+    let mut out = Vec::new();
+    let mut entries = db.rocks.raw_iterator_cf(db.offsets());
+    entries.seek_to_first();
+    while let (Some(key), Some(value)) = (entries.key(), entries.value()) {
+        if is_offset_key(key) {
+            out.push(decode_offset(key, value)?);
+        }
+        entries.next();
+    }
+    entries.status().map_err(|e| db.err(e))?;
+    Ok(out)
+}
+
+/// The position blob written by the last commit that carried one.
+pub(crate) fn committed_position(db: &Db) -> Result<Option<Vec<u8>>> {
+    db.rocks.get_cf(db.offsets(), POSITION_KEY).map_err(|e| db.err(e))
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@
 
 use crate::error::Result;
 use crate::iter::{Range, RangeIter};
-use crate::store::{StoreOptions, KeyValueStore, Write};
+use crate::db::Write;
+use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -192,7 +193,7 @@ impl SegmentedStore {
         let key = prefixed(segment, store_key);
         let expiry = self.expiry(stream_time);
         let write = match value {
-            Some(v) => Write::Put(&key, v),
+            Some(value) => Write::Put(&key, value),
             None => Write::Delete(&key),
         };
         match &expiry {
@@ -218,25 +219,25 @@ impl SegmentedStore {
     /// stream time first advances to the batch's newest timestamp, then records of expired
     /// segments are skipped (Kafka's restore rule). One RocksDB write.
     pub fn restore(&self, records: &[RestoreRecord<'_>]) -> Result<()> {
-        let Some(max_ts) = records.iter().map(|r| r.0).max() else { return Ok(()) };
+        let Some(max_ts) = records.iter().map(|record| record.0).max() else { return Ok(()) };
         let stream_time = self.observe(max_ts);
         let min_live = self.min_live_segment(stream_time);
         let keys: Vec<Option<Vec<u8>>> = records
             .iter()
-            .map(|(ts, k, _)| {
+            .map(|(ts, store_key, _)| {
                 let segment = self.segment_id(*ts);
-                (segment >= min_live).then(|| prefixed(segment, k))
+                (segment >= min_live).then(|| prefixed(segment, store_key))
             })
             .collect();
         let expiry = self.expiry(stream_time);
         let writes = expiry
             .iter()
             .map(|(from, to)| Write::DeleteRange(from, to))
-            .chain(records.iter().zip(&keys).filter_map(|((_, _, v), k)| {
-                let k = k.as_deref()?;
-                Some(match v {
-                    Some(v) => Write::Put(k, v),
-                    None => Write::Delete(k),
+            .chain(records.iter().zip(&keys).filter_map(|((_, _, value), key)| {
+                let key = key.as_deref()?;
+                Some(match value {
+                    Some(value) => Write::Put(key, value),
+                    None => Write::Delete(key),
                 })
             }));
         self.store.restore_writes(writes)
@@ -246,10 +247,17 @@ impl SegmentedStore {
     /// (newest first when `reverse`), each over store keys in `[lower, upper]` (inclusive; `None`
     /// is open). Segments are found and opened lazily, one at a time, as in Kafka.
     pub fn iter(&self, scan: SegmentScan) -> SegmentIter {
-        let lo = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
-        let hi = self.segment_id(scan.to_ts);
-        let cursor = if scan.reverse { hi } else { lo };
-        SegmentIter { store: self.store.clone(), lo, hi, cursor: (lo <= hi).then_some(cursor), current: None, scan }
+        let first = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
+        let last = self.segment_id(scan.to_ts);
+        let cursor = if scan.reverse { last } else { first };
+        SegmentIter {
+            store: self.store.clone(),
+            first,
+            last,
+            cursor: (first <= last).then_some(cursor),
+            current: None,
+            scan,
+        }
     }
 }
 
@@ -268,8 +276,9 @@ pub struct SegmentScan {
 /// Iterator over several segments; yields unprefixed store keys.
 pub struct SegmentIter {
     store: KeyValueStore,
-    lo: i64,
-    hi: i64,
+    /// The lowest and highest segment ids the scan covers.
+    first: i64,
+    last: i64,
     /// The next segment id to look from (upward, or downward when reversed); `None` when done.
     cursor: Option<i64>,
     current: Option<RangeIter>,
@@ -281,10 +290,10 @@ impl SegmentIter {
     /// one probe over `[prefix(from), prefix(to + 1))`, read one entry (from the top if reversed).
     fn find_segment(&mut self) -> Result<Option<i64>> {
         let Some(cursor) = self.cursor else { return Ok(None) };
-        let (from, to) = if self.scan.reverse { (self.lo, cursor) } else { (cursor, self.hi) };
+        let (from, to) = if self.scan.reverse { (self.first, cursor) } else { (cursor, self.last) };
         let probe = Range {
             from: Some(segment_prefix(from).to_vec()),
-            to: to.checked_add(1).map(|t| segment_prefix(t).to_vec()),
+            to: to.checked_add(1).map(|above| segment_prefix(above).to_vec()),
             to_inclusive: false,
             reverse: self.scan.reverse,
             committed_only: self.scan.committed_only,
@@ -292,8 +301,8 @@ impl SegmentIter {
         let mut found = None;
         self.store.range(probe)?.next_chunk(1, usize::MAX, |key, _| found = segment_of(key))?;
         self.cursor = match found {
-            Some(s) if self.scan.reverse => s.checked_sub(1).filter(|c| *c >= self.lo),
-            Some(s) => s.checked_add(1).filter(|c| *c <= self.hi),
+            Some(segment) if self.scan.reverse => segment.checked_sub(1).filter(|next| *next >= self.first),
+            Some(segment) => segment.checked_add(1).filter(|next| *next <= self.last),
             None => None,
         };
         Ok(found)
@@ -302,7 +311,7 @@ impl SegmentIter {
     fn open_next(&mut self) -> Result<bool> {
         let Some(segment) = self.find_segment()? else { return Ok(false) };
         let prefix = segment_prefix(segment);
-        let with_prefix = |k: &Option<Vec<u8>>| k.as_ref().map(|k| [&prefix[..], k].concat());
+        let with_prefix = |bound: &Option<Vec<u8>>| bound.as_ref().map(|bound| [&prefix[..], bound].concat());
         let range = Range {
             from: Some(with_prefix(&self.scan.lower).unwrap_or_else(|| prefix.to_vec())),
             to: Some(with_prefix(&self.scan.upper).unwrap_or_else(|| segment_prefix(segment.saturating_add(1)).to_vec())),
@@ -325,10 +334,10 @@ impl SegmentIter {
             if self.current.is_none() && !self.open_next()? {
                 return Ok(0);
             }
-            let Some(it) = self.current.as_mut() else { return Ok(0) };
-            let n = it.next_chunk_filtered(max_entries, max_bytes, |key, value| emit(store_key_of(key), value))?;
-            if n > 0 {
-                return Ok(n);
+            let Some(segment) = self.current.as_mut() else { return Ok(0) };
+            let count = segment.next_chunk_filtered(max_entries, max_bytes, |key, value| emit(store_key_of(key), value))?;
+            if count > 0 {
+                return Ok(count);
             }
             self.current = None;
         }
@@ -338,7 +347,7 @@ impl SegmentIter {
 /// A [`SegmentIter`] that only yields the store keys `keep` accepts (Kafka's per-record
 /// predicates of fetch and findSessions); `None` inside means an empty result.
 pub struct FilteredIter {
-    inner: Option<SegmentIter>,
+    segments: Option<SegmentIter>,
     keep: KeyPredicate,
 }
 
@@ -346,28 +355,28 @@ pub struct FilteredIter {
 type KeyPredicate = Box<dyn Fn(&[u8]) -> bool + Send>;
 
 impl FilteredIter {
-    pub(crate) fn new(inner: Option<SegmentIter>, keep: impl Fn(&[u8]) -> bool + Send + 'static) -> Self {
-        FilteredIter { inner, keep: Box::new(keep) }
+    pub(crate) fn new(segments: Option<SegmentIter>, keep: impl Fn(&[u8]) -> bool + Send + 'static) -> Self {
+        FilteredIter { segments, keep: Box::new(keep) }
     }
 
     /// Emits up to `max_entries` entries (roughly `max_bytes`) as `(store key, value)`; 0 means
     /// exhausted.
     pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
-        let Some(inner) = self.inner.as_mut() else { return Ok(0) };
+        let Some(segments) = self.segments.as_mut() else { return Ok(0) };
         let keep = &self.keep;
-        inner.next_chunk(max_entries, max_bytes, |k, v| {
-            let ok = keep(k);
-            if ok {
-                emit(k, v);
+        segments.next_chunk(max_entries, max_bytes, |store_key, value| {
+            let kept = keep(store_key);
+            if kept {
+                emit(store_key, value);
             }
-            ok
+            kept
         })
     }
 
     /// Every remaining entry (tests, small scans).
     pub fn collect_all(&mut self) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut out = Vec::new();
-        while self.next_chunk(1024, usize::MAX, |k, v| out.push((k.to_vec(), v.to_vec())))? > 0 {}
+        while self.next_chunk(1024, usize::MAX, |key, value| out.push((key.to_vec(), value.to_vec())))? > 0 {}
         Ok(out)
     }
 }
@@ -379,8 +388,8 @@ mod tests {
     #[test]
     fn segment_prefix_orders_like_signed_ids() {
         let ids = [i64::MIN, -2, -1, 0, 1, 2, i64::MAX];
-        for w in ids.windows(2) {
-            assert!(segment_prefix(w[0]) < segment_prefix(w[1]));
+        for pair in ids.windows(2) {
+            assert!(segment_prefix(pair[0]) < segment_prefix(pair[1]));
         }
     }
 

@@ -13,19 +13,19 @@ pub const SUFFIX_LEN: usize = 16;
 
 /// `[key][end][start]`.
 pub fn store_key(key: &[u8], start: i64, end: i64) -> Vec<u8> {
-    let mut k = Vec::with_capacity(key.len() + SUFFIX_LEN);
-    k.extend_from_slice(key);
-    k.extend_from_slice(&end.to_be_bytes());
-    k.extend_from_slice(&start.to_be_bytes());
-    k
+    let mut store_key = Vec::with_capacity(key.len() + SUFFIX_LEN);
+    store_key.extend_from_slice(key);
+    store_key.extend_from_slice(&end.to_be_bytes());
+    store_key.extend_from_slice(&start.to_be_bytes());
+    store_key
 }
 
 /// Splits a store key into (key, start, end); `None` if it is too short.
-pub fn split_store_key(sk: &[u8]) -> Option<(&[u8], i64, i64)> {
-    let n = sk.len().checked_sub(SUFFIX_LEN)?;
-    let end = i64::from_be_bytes(sk[n..n + 8].try_into().ok()?);
-    let start = i64::from_be_bytes(sk[n + 8..].try_into().ok()?);
-    Some((&sk[..n], start, end))
+pub fn split_store_key(store_key: &[u8]) -> Option<(&[u8], i64, i64)> {
+    let key_len = store_key.len().checked_sub(SUFFIX_LEN)?;
+    let end = i64::from_be_bytes(store_key[key_len..key_len + 8].try_into().ok()?);
+    let start = i64::from_be_bytes(store_key[key_len + 8..].try_into().ok()?);
+    Some((&store_key[..key_len], start, end))
 }
 
 /// Which sessions a find covers: keys in `[key_from, key_to]` (inclusive, `None` open) whose
@@ -79,32 +79,32 @@ impl SessionStore {
     }
 
     /// Kafka's `findSessions` (and the key-range, backward and `fetch` forms built on it).
-    pub fn find_sessions(&self, q: SessionQuery) -> SessionIter {
-        let af = q.earliest_end.max(self.seg.earliest_visible());
-        let max_suffix = [&i64::MAX.to_be_bytes()[..], &q.latest_start.to_be_bytes()].concat();
-        let (lower, upper) = match (&q.key_from, &q.key_to) {
-            (Some(f), Some(t)) if f == t => (Some(store_key(f, 0, af.max(0))), Some(store_key(t, q.latest_start, i64::MAX))),
-            (f, t) => (
-                f.as_ref().map(|f| [&f[..], &[0u8; SUFFIX_LEN]].concat()),
-                t.as_ref().map(|t| upper_range(t, &max_suffix)),
+    pub fn find_sessions(&self, query: SessionQuery) -> SessionIter {
+        let earliest = query.earliest_end.max(self.seg.earliest_visible());
+        let max_suffix = [&i64::MAX.to_be_bytes()[..], &query.latest_start.to_be_bytes()].concat();
+        let (lower, upper) = match (&query.key_from, &query.key_to) {
+            (Some(from), Some(to)) if from == to => (Some(store_key(from, 0, earliest.max(0))), Some(store_key(to, query.latest_start, i64::MAX))),
+            (from, to) => (
+                from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
+                to.as_ref().map(|to| upper_range(to, &max_suffix)),
             ),
         };
-        let (key_from, key_to, latest_start) = (q.key_from, q.key_to, q.latest_start);
-        let keep = move |sk: &[u8]| {
-            split_store_key(sk).is_some_and(|(key, start, end)| {
-                end >= af
+        let (key_from, key_to, latest_start) = (query.key_from, query.key_to, query.latest_start);
+        let keep = move |store_key: &[u8]| {
+            split_store_key(store_key).is_some_and(|(key, start, end)| {
+                end >= earliest
                     && start <= latest_start
-                    && key_from.as_deref().is_none_or(|f| key >= f)
-                    && key_to.as_deref().is_none_or(|t| key <= t)
+                    && key_from.as_deref().is_none_or(|from| key >= from)
+                    && key_to.as_deref().is_none_or(|to| key <= to)
             })
         };
         let scan = SegmentScan {
-            from_ts: af,
+            from_ts: earliest,
             to_ts: i64::MAX,
             lower,
             upper,
-            reverse: q.reverse,
-            committed_only: q.committed_only,
+            reverse: query.reverse,
+            committed_only: query.committed_only,
         };
         FilteredIter::new(Some(self.seg.iter(scan)), keep)
     }
@@ -116,7 +116,7 @@ impl SessionStore {
     /// `findSessions(earliestEnd, latestEnd)`. Order is the engine's (segment, key, end, start);
     /// callers that need Kafka's (end, start, key) order sort the (bounded) result.
     pub fn find_by_end(&self, earliest_end: i64, latest_end: i64, committed_only: bool) -> SessionIter {
-        let keep = move |sk: &[u8]| split_store_key(sk).is_some_and(|(_, _, end)| end >= earliest_end && end <= latest_end);
+        let keep = move |store_key: &[u8]| split_store_key(store_key).is_some_and(|(_, _, end)| end >= earliest_end && end <= latest_end);
         if latest_end < earliest_end {
             return FilteredIter::new(None, keep);
         }

@@ -15,19 +15,19 @@ pub const SUFFIX_LEN: usize = 12;
 
 /// `[key][start][seq]`.
 pub fn store_key(key: &[u8], start: i64, seq: i32) -> Vec<u8> {
-    let mut k = Vec::with_capacity(key.len() + SUFFIX_LEN);
-    k.extend_from_slice(key);
-    k.extend_from_slice(&start.to_be_bytes());
-    k.extend_from_slice(&seq.to_be_bytes());
-    k
+    let mut store_key = Vec::with_capacity(key.len() + SUFFIX_LEN);
+    store_key.extend_from_slice(key);
+    store_key.extend_from_slice(&start.to_be_bytes());
+    store_key.extend_from_slice(&seq.to_be_bytes());
+    store_key
 }
 
 /// Splits a store key into (key, start, seq); `None` if it is too short.
-pub fn split_store_key(sk: &[u8]) -> Option<(&[u8], i64, i32)> {
-    let n = sk.len().checked_sub(SUFFIX_LEN)?;
-    let start = i64::from_be_bytes(sk[n..n + 8].try_into().ok()?);
-    let seq = i32::from_be_bytes(sk[n + 8..].try_into().ok()?);
-    Some((&sk[..n], start, seq))
+pub fn split_store_key(store_key: &[u8]) -> Option<(&[u8], i64, i32)> {
+    let key_len = store_key.len().checked_sub(SUFFIX_LEN)?;
+    let start = i64::from_be_bytes(store_key[key_len..key_len + 8].try_into().ok()?);
+    let seq = i32::from_be_bytes(store_key[key_len + 8..].try_into().ok()?);
+    Some((&store_key[..key_len], start, seq))
 }
 
 /// The smallest inclusive upper scan bound covering every store key `k ++ suffix` with
@@ -38,7 +38,7 @@ pub fn split_store_key(sk: &[u8]) -> Option<(&[u8], i64, i32)> {
 /// largest `prefix ++ max_suffix` over every prefix of `key`. Kafka's `OrderedBytes.upperRange`
 /// approximates this and can miss such entries; ours is exact, so results are a superset.
 pub(crate) fn upper_range(key: &[u8], max_suffix: &[u8]) -> Vec<u8> {
-    (0..=key.len()).map(|n| [&key[..n], max_suffix].concat()).max().unwrap_or_default()
+    (0..=key.len()).map(|len| [&key[..len], max_suffix].concat()).max().unwrap_or_default()
 }
 
 /// Which windows a fetch covers. Key bounds are inclusive; `None` is open.
@@ -101,35 +101,35 @@ impl WindowStore {
 
     /// Windows of keys in `[key_from, key_to]` starting in `[time_from, time_to]`, segment by
     /// segment, each segment in store-key order (the reverse when `reverse`).
-    pub fn fetch_range(&self, q: WindowQuery) -> WindowIter {
-        let af = q.time_from.max(self.seg.earliest_visible());
-        let (key_from, key_to, to) = (q.key_from.clone(), q.key_to.clone(), q.time_to);
-        let keep = move |sk: &[u8]| {
-            split_store_key(sk).is_some_and(|(key, start, _)| {
-                start >= af
-                    && start <= to
-                    && key_from.as_deref().is_none_or(|f| key >= f)
-                    && key_to.as_deref().is_none_or(|t| key <= t)
+    pub fn fetch_range(&self, query: WindowQuery) -> WindowIter {
+        let earliest = query.time_from.max(self.seg.earliest_visible());
+        let (key_from, key_to, time_to) = (query.key_from.clone(), query.key_to.clone(), query.time_to);
+        let keep = move |store_key: &[u8]| {
+            split_store_key(store_key).is_some_and(|(key, start, _)| {
+                start >= earliest
+                    && start <= time_to
+                    && key_from.as_deref().is_none_or(|from| key >= from)
+                    && key_to.as_deref().is_none_or(|to| key <= to)
             })
         };
-        if q.time_to < af {
+        if query.time_to < earliest {
             return FilteredIter::new(None, keep);
         }
-        let max_suffix = [&q.time_to.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
-        let (lower, upper) = match (&q.key_from, &q.key_to) {
-            (Some(f), Some(t)) if f == t => (Some(store_key(f, af.max(0), 0)), Some(store_key(t, q.time_to, i32::MAX))),
-            (f, t) => (
-                f.as_ref().map(|f| [&f[..], &[0u8; SUFFIX_LEN]].concat()),
-                t.as_ref().map(|t| upper_range(t, &max_suffix)),
+        let max_suffix = [&query.time_to.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
+        let (lower, upper) = match (&query.key_from, &query.key_to) {
+            (Some(from), Some(to)) if from == to => (Some(store_key(from, earliest.max(0), 0)), Some(store_key(to, query.time_to, i32::MAX))),
+            (from, to) => (
+                from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
+                to.as_ref().map(|to| upper_range(to, &max_suffix)),
             ),
         };
         let scan = SegmentScan {
-            from_ts: af,
-            to_ts: q.time_to,
+            from_ts: earliest,
+            to_ts: query.time_to,
             lower,
             upper,
-            reverse: q.reverse,
-            committed_only: q.committed_only,
+            reverse: query.reverse,
+            committed_only: query.committed_only,
         };
         FilteredIter::new(Some(self.seg.iter(scan)), keep)
     }
@@ -164,8 +164,8 @@ mod tests {
 
     #[test]
     fn store_key_round_trips() {
-        let sk = store_key(b"k", 42, 7);
-        assert_eq!(split_store_key(&sk), Some((&b"k"[..], 42, 7)));
-        assert_eq!(split_store_key(&sk[..5]), None);
+        let key = store_key(b"k", 42, 7);
+        assert_eq!(split_store_key(&key), Some((&b"k"[..], 42, 7)));
+        assert_eq!(split_store_key(&key[..5]), None);
     }
 }

@@ -47,18 +47,18 @@ impl CommitRecord {
         let mut out = Vec::with_capacity(64);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.generation.to_be_bytes());
-        let n = self.offset_writes.len() + self.range_deletes.len();
-        out.extend_from_slice(&(n as u32).to_be_bytes());
-        for (k, v) in &self.offset_writes {
-            match v {
-                Some(v) => {
+        let entries = self.offset_writes.len() + self.range_deletes.len();
+        out.extend_from_slice(&(entries as u32).to_be_bytes());
+        for (key, value) in &self.offset_writes {
+            match value {
+                Some(value) => {
                     out.push(PUT);
-                    push_bytes(&mut out, k);
-                    push_bytes(&mut out, v);
+                    push_bytes(&mut out, key);
+                    push_bytes(&mut out, value);
                 }
                 None => {
                     out.push(DELETE);
-                    push_bytes(&mut out, k);
+                    push_bytes(&mut out, key);
                 }
             }
         }
@@ -80,22 +80,22 @@ impl CommitRecord {
         if crc32(body).to_be_bytes() != crc {
             return Err("checksum mismatch");
         }
-        let mut r = Reader { bytes: &body[MAGIC.len()..] };
-        let generation = u64::from_be_bytes(r.take(8)?.try_into().unwrap());
-        let n = u32::from_be_bytes(r.take(4)?.try_into().unwrap());
-        let mut rec = CommitRecord { generation, ..CommitRecord::default() };
-        for _ in 0..n {
-            match r.take(1)?[0] {
-                PUT => rec.offset_writes.push((r.bytes()?, Some(r.bytes()?))),
-                DELETE => rec.offset_writes.push((r.bytes()?, None)),
-                RANGE_DELETE => rec.range_deletes.push((r.bytes()?, r.bytes()?)),
+        let mut reader = Reader { bytes: &body[MAGIC.len()..] };
+        let generation = u64::from_be_bytes(reader.take(8)?.try_into().unwrap());
+        let entries = u32::from_be_bytes(reader.take(4)?.try_into().unwrap());
+        let mut record = CommitRecord { generation, ..CommitRecord::default() };
+        for _ in 0..entries {
+            match reader.take(1)?[0] {
+                PUT => record.offset_writes.push((reader.bytes()?, Some(reader.bytes()?))),
+                DELETE => record.offset_writes.push((reader.bytes()?, None)),
+                RANGE_DELETE => record.range_deletes.push((reader.bytes()?, reader.bytes()?)),
                 _ => return Err("unknown entry kind"),
             }
         }
-        if !r.bytes.is_empty() {
+        if !reader.bytes.is_empty() {
             return Err("trailing bytes");
         }
-        Ok(rec)
+        Ok(record)
     }
 
     /// Writes the file durably enough for `sync`: always complete or absent (rename); with
@@ -104,15 +104,15 @@ impl CommitRecord {
         let err = |e: std::io::Error| Error::storage(dir, format!("writing the commit file: {e}"));
         let tmp = dir.join(TMP_NAME);
         {
-            let mut f = File::create(&tmp).map_err(err)?;
-            f.write_all(&self.encode()).map_err(err)?;
+            let mut file = File::create(&tmp).map_err(err)?;
+            file.write_all(&self.encode()).map_err(err)?;
             if sync {
-                f.sync_all().map_err(err)?;
+                file.sync_all().map_err(err)?;
             }
         }
         fs::rename(&tmp, path(dir)).map_err(err)?;
         if sync {
-            File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
+            File::open(dir).and_then(|directory| directory.sync_all()).map_err(err)?;
         }
         Ok(())
     }
@@ -120,7 +120,7 @@ impl CommitRecord {
     /// The commit file of `dir`, if one exists.
     pub(crate) fn read(dir: &Path) -> Result<Option<CommitRecord>> {
         let bytes = match fs::read(path(dir)) {
-            Ok(b) => b,
+            Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::storage(dir, format!("reading the commit file: {e}"))),
         };
@@ -145,7 +145,7 @@ impl CommitRecord {
             Err(e) => return Err(err(e)),
         }
         if sync {
-            File::open(dir).and_then(|d| d.sync_all()).map_err(err)?;
+            File::open(dir).and_then(|directory| directory.sync_all()).map_err(err)?;
         }
         Ok(())
     }

@@ -1,0 +1,277 @@
+//! The secondary-store transaction strategy (KIP-844's reference design).
+//!
+//! Uncommitted writes go to a temporary store, the `txn` column family of the same RocksDB
+//! (`keys.rs` has its layout). The temporary store spills to disk like any column family
+//! (memtables are flushed under the shared write-buffer budget), so a transaction may be larger
+//! than memory.
+//!
+//! Commit ([`TempStore::commit`]): the temporary store is durable (its records are in the WAL;
+//! with `sync_commit` the WAL is fsynced); the commit file records the offsets
+//! (`commit_file.rs`); then `roll_forward.rs` copies the records into the main store in bounded
+//! batches, writes the offsets after the last record, deletes the generation and the commit file.
+//! Every step after the commit file is idempotent, so recovery simply runs them again.
+//!
+//! Each transaction uses a fresh generation, so the range delete that truncates one never overlaps
+//! the next one's keys (overlapping range tombstones would pile up in the memtable).
+//!
+//! Committed-view readers (`READ_COMMITTED`, and every reader while nothing is staged) never wait
+//! for a commit and never see half of one ([`CommittedView`]).
+
+mod commit_file;
+mod keys;
+mod merge;
+mod roll_forward;
+
+use crate::db::{Db, Snapshot, Write};
+use crate::error::Result;
+use crate::fault;
+use crate::iter::{CommittedChunks, Range, RangeIter};
+use crate::offsets::OffsetWrites;
+use crate::staging::{lock, Staging};
+use commit_file::CommitRecord;
+use roll_forward::{commit_file_exists, roll_forward, truncate_generation, Phase};
+use rust_rocksdb::WriteBatch;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub(crate) use roll_forward::recover_at_open;
+
+/// The transaction in progress.
+struct Transaction {
+    /// The temporary store's generation holding this transaction.
+    generation: u64,
+    /// Key and value bytes, and records, written to the temporary store.
+    bytes: u64,
+    records: u64,
+    /// Range deletes (expired segments), applied after the records at commit.
+    range_deletes: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl Transaction {
+    fn new(generation: u64) -> Transaction {
+        Transaction { generation, bytes: 0, records: 0, range_deletes: Vec::new() }
+    }
+}
+
+/// The staging of the secondary-store strategy.
+pub(crate) struct TempStore {
+    db: Arc<Db>,
+    /// Held by writes and for a whole commit, so no write lands mid-commit.
+    current: Mutex<Transaction>,
+    /// The current transaction's generation, readable without waiting for a commit in progress.
+    generation: AtomicU64,
+    /// The current generation has writes (set before the first one lands). Until then reads skip
+    /// the temporary store.
+    dirty: AtomicBool,
+    /// A commit failed after its commit file was written: the transaction must be rolled forward
+    /// ([`Staging::rollback`], or reopening) before anything else is written.
+    interrupted: AtomicBool,
+    committed: CommittedView,
+}
+
+impl TempStore {
+    pub(crate) fn new(db: Arc<Db>) -> TempStore {
+        TempStore {
+            db,
+            current: Mutex::new(Transaction::new(1)),
+            generation: AtomicU64::new(1),
+            dirty: AtomicBool::new(false),
+            interrupted: AtomicBool::new(false),
+            committed: CommittedView::default(),
+        }
+    }
+
+    /// Starts a new transaction (caller holds the `current` lock).
+    fn next_transaction(&self, current: &mut Transaction) {
+        let generation = current.generation + 1;
+        *current = Transaction::new(generation);
+        self.generation.store(generation, Ordering::Release);
+        self.dirty.store(false, Ordering::Release);
+    }
+
+    /// Whether reads must look at the temporary store.
+    fn reads_staged(&self, committed_only: bool) -> bool {
+        !committed_only && self.dirty.load(Ordering::Acquire)
+    }
+}
+
+impl Staging for TempStore {
+    fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+        if !self.reads_staged(committed_only) {
+            let (value, _) = self.committed.read(|snapshot| self.db.get_committed(key, snapshot.map(|s| &**s)));
+            return Ok(f(value?.as_deref()));
+        }
+        // The temporary store first; a commit finishing meanwhile only moves the value to the
+        // main store, so reading the main store after a miss is still right.
+        let generation = self.generation.load(Ordering::Acquire);
+        let temporary = self
+            .db
+            .rocks
+            .get_pinned_cf(self.db.txn(), keys::temporary_key(generation, key))
+            .map_err(|e| self.db.err(e))?;
+        if let Some(raw) = temporary {
+            return Ok(f(keys::decode_value(&raw)));
+        }
+        Ok(f(self.db.get_committed(key, None)?.as_deref()))
+    }
+
+    fn write_all<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        let mut current = lock(&self.current);
+        self.check_writable()?;
+        let txn = self.db.txn();
+        let mut batch = WriteBatch::default();
+        let (mut bytes, mut records) = (0u64, 0u64);
+        for write in writes {
+            let (key, value) = match write {
+                Write::Put(key, value) => (key, Some(value)),
+                Write::Delete(key) => (key, None),
+                Write::DeleteRange(from, to) => {
+                    current.range_deletes.push((from.to_vec(), to.to_vec()));
+                    continue;
+                }
+            };
+            let value = keys::encode_value(value);
+            let key = keys::temporary_key(current.generation, key);
+            bytes += (key.len() + value.len()) as u64;
+            records += 1;
+            batch.put_cf(txn, key, value);
+        }
+        if records > 0 {
+            // One RocksDB write, logged in the WAL, so a commit only has to make the WAL durable.
+            self.dirty.store(true, Ordering::Release);
+            self.db.rocks.write(&batch).map_err(|e| self.db.err(e))?;
+            current.bytes += bytes;
+            current.records += records;
+        }
+        Ok(())
+    }
+
+    fn range(&self, range: Range) -> Result<RangeIter> {
+        if self.reads_staged(range.committed_only) {
+            return Ok(merge::open(&self.db, &range, self.generation.load(Ordering::Acquire)));
+        }
+        // The committed view, never half of a commit, without waiting for one.
+        let (iterator, _) = self.committed.read(|snapshot| CommittedChunks::open(&self.db, &range, snapshot.cloned()));
+        Ok(iterator)
+    }
+
+    /// KIP-844's commit protocol, with the `current` lock held throughout.
+    fn commit(&self, offset_writes: OffsetWrites) -> Result<()> {
+        let mut current = lock(&self.current);
+        self.check_writable()?;
+        fault::point("commit:begin")?;
+        let record = CommitRecord {
+            generation: current.generation,
+            offset_writes,
+            range_deletes: current.range_deletes.clone(),
+        };
+        // 1. The temporary store is durable: its writes went through the WAL, which is in the OS
+        //    once written (enough for a killed process); fsync it for power loss.
+        if self.db.sync_commit {
+            self.db.rocks.flush_wal(true).map_err(|e| self.db.err(e))?;
+        }
+        fault::point("commit:before-commit-file")?;
+        // Committed-view readers keep the pre-commit view until the offsets have landed.
+        self.committed.freeze(&self.db);
+        // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
+        if let Err(e) = record.write(&self.db.path, self.db.sync_commit) {
+            if commit_file_exists(&self.db) {
+                self.interrupted.store(true, Ordering::Release);
+            } else {
+                self.committed.thaw();
+            }
+            return Err(e);
+        }
+        // 3-6. Copy, offsets, truncate, delete the commit file.
+        let rolled =
+            fault::point("commit:after-commit-file").and_then(|_| roll_forward(&self.db, &record, Phase::Commit));
+        if let Err(e) = rolled {
+            self.interrupted.store(true, Ordering::Release);
+            return Err(e);
+        }
+        self.committed.thaw();
+        self.next_transaction(&mut current);
+        Ok(())
+    }
+
+    /// Drops the transaction's writes; if a commit failed after its commit file was written, rolls
+    /// that commit forward instead (it was decided; KIP-844's `recover`).
+    fn rollback(&self) -> Result<()> {
+        let mut current = lock(&self.current);
+        if self.interrupted.load(Ordering::Acquire) {
+            if let Some(record) = CommitRecord::read(&self.db.path)? {
+                roll_forward(&self.db, &record, Phase::Recovery)?;
+            }
+            self.interrupted.store(false, Ordering::Release);
+            self.committed.thaw();
+        } else {
+            truncate_generation(&self.db, current.generation, current.bytes)?;
+        }
+        self.next_transaction(&mut current);
+        Ok(())
+    }
+
+    fn check_writable(&self) -> Result<()> {
+        if self.interrupted.load(Ordering::Acquire) {
+            return Err(self.db.err(
+                "an earlier commit failed half-way and must be completed first: recover the store \
+                 (rollback) or reopen it",
+            ));
+        }
+        Ok(())
+    }
+
+    fn uncommitted_bytes(&self) -> u64 {
+        lock(&self.current).bytes
+    }
+
+    fn staged_writes(&self) -> u64 {
+        lock(&self.current).records
+    }
+}
+
+/// The committed view while a commit copies (it is not one atomic write): a seqlock over a
+/// snapshot frozen before the commit file. The epoch is odd while a commit copies; a reader that
+/// finds it odd reads the frozen snapshot, one that finds it changed after reading retries.
+#[derive(Default)]
+struct CommittedView {
+    frozen: Mutex<Option<Arc<Snapshot>>>,
+    epoch: AtomicU64,
+}
+
+impl CommittedView {
+    /// Runs `read` against a consistent committed view and returns its result with the snapshot it
+    /// used (if any): the frozen snapshot while a commit copies, else the live data (retried if a
+    /// commit started meanwhile). Never blocks on a commit.
+    fn read<R>(&self, mut read: impl FnMut(Option<&Arc<Snapshot>>) -> R) -> (R, Option<Arc<Snapshot>>) {
+        loop {
+            let epoch = self.epoch.load(Ordering::SeqCst);
+            if epoch % 2 == 1 {
+                // `frozen` is set before the epoch turns odd and cleared after it turns even
+                if let Some(frozen) = lock(&self.frozen).clone() {
+                    return (read(Some(&frozen)), Some(frozen));
+                }
+                std::hint::spin_loop();
+                continue;
+            }
+            let result = read(None);
+            if self.epoch.load(Ordering::SeqCst) == epoch {
+                return (result, None);
+            }
+        }
+    }
+
+    /// A commit starts copying: committed-view readers switch to a snapshot taken now.
+    fn freeze(&self, db: &Arc<Db>) {
+        *lock(&self.frozen) = Some(Snapshot::new(db));
+        self.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The copy is complete (or abandoned before it began): readers see the live data again.
+    fn thaw(&self) {
+        if self.epoch.load(Ordering::SeqCst) % 2 == 1 {
+            self.epoch.fetch_add(1, Ordering::SeqCst);
+        }
+        *lock(&self.frozen) = None;
+    }
+}
