@@ -7,7 +7,6 @@
 
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::offsets::OffsetWrites;
 use rust_rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode, LogLevel,
     Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
@@ -118,17 +117,6 @@ impl Db {
             }
         }
         self.rocks.write(&batch).map_err(|e| self.err(e))
-    }
-
-    /// Appends the offset and position writes of a commit to `batch`.
-    pub(crate) fn append_offset_writes(&self, batch: &mut WriteBatch, offset_writes: &OffsetWrites) {
-        let offsets = self.offsets();
-        for (key, value) in offset_writes {
-            match value {
-                Some(value) => batch.put_cf(offsets, key, value),
-                None => batch.delete_cf(offsets, key),
-            }
-        }
     }
 
     /// The committed value of `key` in `data`, read at `snapshot` (the latest data if `None`),

@@ -4,7 +4,7 @@
 use crate::db::{Db, Write};
 use crate::error::Result;
 use crate::iter::{CommittedChunks, Range, RangeIter};
-use crate::offsets::OffsetWrites;
+use crate::offsets::{self, OffsetWrites};
 use crate::staging::Staging;
 use rust_rocksdb::WriteBatch;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ impl Staging for Direct {
 
     fn commit(&self, offset_writes: OffsetWrites) -> Result<()> {
         let mut batch = WriteBatch::default();
-        self.db.append_offset_writes(&mut batch, &offset_writes);
+        offsets::append_writes(&mut batch, &self.db, &offset_writes);
         self.db.rocks.write_opt(&batch, &self.db.commit_write_options()).map_err(|e| self.db.err(e))
     }
 

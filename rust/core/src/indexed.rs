@@ -12,7 +12,7 @@ use crate::db::{Db, RawIterator, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{Chunks, CommittedChunks, Range, RangeIter, Walk};
-use crate::offsets::OffsetWrites;
+use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
 use rust_rocksdb::{ReadOptions, WriteBatch, WriteBatchWithIndex};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -119,7 +119,7 @@ impl Staging for IndexedBatch {
             for (from, to) in lock(&current.range_deletes).iter() {
                 batch.delete_range_cf(data, from, to);
             }
-            self.db.append_offset_writes(&mut batch, &offset_writes);
+            offsets::append_writes(&mut batch, &self.db, &offset_writes);
             self.db.rocks.write_opt(&batch, &self.db.commit_write_options()).map_err(|e| self.db.err(e))?;
         }
         fault::point("commit:after-write")?;

@@ -5,6 +5,7 @@
 
 use crate::db::Db;
 use crate::{Error, Result};
+use rust_rocksdb::WriteBatch;
 
 /// A changelog topic partition.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,6 +67,17 @@ pub(crate) fn offset_writes(
         writes.push((POSITION_KEY.to_vec(), Some(position.to_vec())));
     }
     Ok(writes)
+}
+
+/// Appends a commit's writes to the `offsets` family to `batch`.
+pub(crate) fn append_writes(batch: &mut WriteBatch, db: &Db, writes: &OffsetWrites) {
+    let offsets = db.offsets();
+    for (key, value) in writes {
+        match value {
+            Some(value) => batch.put_cf(offsets, key, value),
+            None => batch.delete_cf(offsets, key),
+        }
+    }
 }
 
 /// The committed changelog offsets.

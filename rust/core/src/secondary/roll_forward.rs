@@ -10,6 +10,7 @@ use super::keys::{decode_value, generation_bounds, store_key};
 use crate::db::{Db, TXN_CF};
 use crate::error::Result;
 use crate::fault;
+use crate::offsets;
 use rust_rocksdb::{ReadOptions, WriteBatch, WriteOptions};
 use std::sync::Arc;
 
@@ -72,7 +73,7 @@ pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) ->
     for (from, to) in &record.range_deletes {
         batch.delete_range_cf(data, from, to);
     }
-    db.append_offset_writes(&mut batch, &record.offset_writes);
+    offsets::append_writes(&mut batch, db, &record.offset_writes);
     db.rocks.write_opt(&batch, &db.commit_write_options()).map_err(|e| db.err(e))?;
     fault::point(&phase.point("after-copy"))?;
     truncate_generation(db, record.generation, copied_bytes)?;
