@@ -9,6 +9,7 @@
 use crate::db::{Db, RawIterator, Snapshot, DATA_CF};
 use crate::error::Result;
 use rust_rocksdb::ReadOptions;
+use std::ops::Bound;
 use std::sync::Arc;
 
 /// What to iterate: keys in `[from, to]` (or `[from, to)` when `!to_inclusive`); `None` bounds are
@@ -107,6 +108,9 @@ const _: fn() = || {
     assert_send::<RangeIter>();
 };
 
+/// A lower and an upper key bound.
+pub(crate) type KeyBounds<'a> = (Bound<&'a [u8]>, Bound<&'a [u8]>);
+
 /// The positioning operations a [`Walk`] needs, in RocksDB's iterator vocabulary.
 pub(crate) trait Cursor {
     fn seek(&mut self, key: &[u8]);
@@ -147,22 +151,22 @@ impl Cursor for RawIterator {
     }
 }
 
-/// The bounds of one range walk and where it stands: started, done, and (for cursors over data
-/// that can move under them) the last key returned, to resume after it.
+/// The bounds of one range walk and where it stands: started, done, and the last key returned
+/// (for sources looked up afresh at every chunk, which resume after it).
 pub(crate) struct Walk {
     lower: Option<Vec<u8>>,
     upper_excl: Option<Vec<u8>>,
     reverse: bool,
     started: bool,
     done: bool,
-    /// Whether to remember the last key returned (only a cursor over a live batch needs it).
-    resumable: bool,
     last_key: Vec<u8>,
+    /// Whether `last_key` holds a key (an empty key is a key too).
+    returned: bool,
 }
 
 impl Walk {
-    /// A walk over `range`; `resumable` when the cursor may have to re-seek between chunks.
-    pub(crate) fn new(range: &Range, resumable: bool) -> Walk {
+    /// A walk over `range`.
+    pub(crate) fn new(range: &Range) -> Walk {
         let upper_excl = match (&range.to, range.to_inclusive) {
             (Some(to), true) => {
                 let mut upper = to.clone();
@@ -178,8 +182,8 @@ impl Walk {
             reverse: range.reverse,
             started: false,
             done: empty,
-            resumable,
             last_key: Vec::new(),
+            returned: false,
         }
     }
 
@@ -223,41 +227,67 @@ impl Walk {
         }
     }
 
-    /// Puts `cursor` on the next entry to return: the start of the range on the first chunk; past
-    /// the last key returned when the data under the cursor `moved` since the previous chunk.
-    fn position(&mut self, cursor: &mut (impl Cursor + ?Sized), moved: bool) {
-        if !self.started {
-            self.started = true;
-            match (self.reverse, &self.lower, &self.upper_excl) {
-                (false, Some(lower), _) => cursor.seek(lower),
-                (false, None, _) => cursor.seek_to_first(),
-                (true, _, Some(upper)) => cursor.seek_for_prev(upper),
-                (true, _, None) => cursor.seek_to_last(),
-            }
-        } else if moved {
-            if self.reverse {
-                cursor.seek_for_prev(&self.last_key);
-            } else {
-                cursor.seek(&self.last_key);
-            }
-            if cursor.entry().is_some_and(|(key, _)| key == self.last_key.as_slice()) {
-                self.advance(cursor);
-            }
+    /// Puts `cursor` on the first entry of the range, once (later calls do nothing).
+    pub(crate) fn start(&mut self, cursor: &mut (impl Cursor + ?Sized)) {
+        if self.started {
+            return;
         }
-        // The upper bound is exclusive; seek_for_prev may land on it exactly.
+        self.started = true;
+        match (self.reverse, &self.lower, &self.upper_excl) {
+            (false, Some(lower), _) => cursor.seek(lower),
+            (false, None, _) => cursor.seek_to_first(),
+            (true, _, Some(upper)) => cursor.seek_for_prev(upper),
+            (true, _, None) => cursor.seek_to_last(),
+        }
+        self.skip_upper_edge(cursor);
+    }
+
+    /// The upper bound is exclusive; seek_for_prev may land on it exactly.
+    fn skip_upper_edge(&self, cursor: &mut (impl Cursor + ?Sized)) {
         while self.reverse && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|u| key >= u)) {
             cursor.prev();
         }
     }
 
-    /// Emits up to `max_entries` entries (about `max_bytes`) from `cursor`, as
-    /// [`RangeIter::next_chunk_filtered`] describes; `moved` says whether the data under the
-    /// cursor changed since the previous chunk (only for resumable walks).
+    /// Whether the walk has reached the end of its range.
+    pub(crate) fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The walk has reached the end of its range.
+    pub(crate) fn finish(&mut self) {
+        self.done = true;
+    }
+
+    /// Remembers `key` as the last one returned (resumable walks resume after it).
+    pub(crate) fn remember(&mut self, key: &[u8]) {
+        self.last_key.clear();
+        self.last_key.extend_from_slice(key);
+        self.returned = true;
+    }
+
+    /// The bounds of the entries still ahead in the walk's direction, for a source that is looked
+    /// up afresh at each chunk (the range, minus what was returned); `None` once done.
+    pub(crate) fn remaining_bounds(&self) -> Option<KeyBounds<'_>> {
+        if self.done {
+            return None;
+        }
+        let lower = self.lower.as_deref().map_or(Bound::Unbounded, Bound::Included);
+        let upper = self.upper_excl.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let last = Bound::Excluded(self.last_key.as_slice());
+        Some(match (self.started && self.returned, self.reverse) {
+            (false, _) => (lower, upper),
+            (true, false) => (last, upper),
+            (true, true) => (lower, last),
+        })
+    }
+
+    /// Emits up to `max_entries` entries (about `max_bytes`) from `cursor`, which no one changes
+    /// under it, as [`RangeIter::next_chunk_filtered`] describes.
     pub(crate) fn chunk(
         &mut self,
         db: &Db,
         cursor: &mut (impl Cursor + ?Sized),
-        moved: bool,
         max_entries: usize,
         max_bytes: usize,
         emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
@@ -265,7 +295,7 @@ impl Walk {
         if self.done || max_entries == 0 {
             return Ok(0);
         }
-        self.position(cursor, moved);
+        self.start(cursor);
         let (mut count, mut bytes) = (0usize, 0usize);
         while count < max_entries && bytes < max_bytes {
             let Some((key, value)) = cursor.entry() else {
@@ -280,10 +310,6 @@ impl Walk {
             if emit(key, value) {
                 count += 1;
                 bytes += key.len() + value.len();
-            }
-            if self.resumable {
-                self.last_key.clear();
-                self.last_key.extend_from_slice(key);
             }
             self.advance(cursor);
         }
@@ -303,7 +329,7 @@ pub(crate) struct CommittedChunks {
 impl CommittedChunks {
     /// An iterator over committed data in `range`, read at `snapshot` (the latest data if `None`).
     pub(crate) fn open(db: &Arc<Db>, range: &Range, snapshot: Option<Arc<Snapshot>>) -> RangeIter {
-        let walk = Walk::new(range, false);
+        let walk = Walk::new(range);
         let mut read_options = walk.read_options();
         if let Some(snapshot) = &snapshot {
             read_options.set_snapshot(&snapshot.rocks);
@@ -320,7 +346,7 @@ impl Chunks for CommittedChunks {
         max_bytes: usize,
         emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
-        self.walk.chunk(&self.db, &mut self.cursor, false, max_entries, max_bytes, emit)
+        self.walk.chunk(&self.db, &mut self.cursor, max_entries, max_bytes, emit)
     }
 }
 

@@ -1,6 +1,6 @@
 //! The engine of txn-rocksdb: transactional stores over one RocksDB instance per store.
 //!
-//! Two transaction strategies ([`Strategy`]): writes are staged in a RocksDB `WriteBatchWithIndex`
+//! Two transaction strategies ([`Strategy`]): writes are staged in memory, in an ordered map,
 //! and [`KeyValueStore::commit`] writes them together with the changelog offsets in one atomic
 //! RocksDB write; or (KIP-844's reference design) they go to a temporary store on disk and a
 //! commit copies them into the main store behind a commit file that recovery rolls forward. Either

@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// Where a transactional store keeps its uncommitted writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Strategy {
-    /// In memory, in a RocksDB `WriteBatchWithIndex`; commit is ONE atomic RocksDB write. Fastest
+    /// In memory, in an ordered map; commit is ONE atomic RocksDB write. Fastest
     /// for transactions that fit in memory (Kafka commits every 100 ms under exactly-once).
     #[default]
     IndexedBatch,

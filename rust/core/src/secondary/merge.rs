@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// An iterator over `range` with the writes of `generation` over committed data.
 pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64) -> RangeIter {
-    let walk = Walk::new(range, false);
+    let walk = Walk::new(range);
     let snapshot = Snapshot::new(db);
     let (generation_lower, generation_upper) = generation_bounds(generation);
     let mut temporary_options = ReadOptions::default();
@@ -46,7 +46,7 @@ impl Chunks for MergedChunks {
         max_bytes: usize,
         emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
-        self.walk.chunk(&self.db, &mut self.cursor, false, max_entries, max_bytes, emit)
+        self.walk.chunk(&self.db, &mut self.cursor, max_entries, max_bytes, emit)
     }
 }
 
