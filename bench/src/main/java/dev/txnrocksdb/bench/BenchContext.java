@@ -17,16 +17,27 @@ import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 
 /**
- * The StateStoreContext both stores are opened with: kafka-streams-test-utils' mock (which gives
- * Kafka's RocksDBStore the StreamsMetricsImpl it insists on), plus capture of the restore callback
- * a store registers, so the restore benchmark can drive it the way Kafka's restore loop does.
+ * The StateStoreContext every store is opened with: kafka-streams-test-utils' mock (which gives
+ * Kafka's RocksDBStore the StreamsMetricsImpl it insists on), with
+ * {@code enable.transactional.statestores} as the store's column wants it, plus capture of the
+ * restore callback a store registers, so the restore benchmark can drive it the way Kafka's
+ * restore loop does.
  */
 final class BenchContext implements StateStoreContext {
     private final StateStoreContext delegate;
     private StateRestoreCallback restoreCallback;
 
-    BenchContext(File stateDir) {
+    /**
+     * @param stateDir the task's state directory
+     * @param transactionalStateStores the value of {@code enable.transactional.statestores}
+     * @param processingGuarantee {@code processing.guarantee}, or null for Kafka's default (at_least_once)
+     */
+    BenchContext(File stateDir, boolean transactionalStateStores, String processingGuarantee) {
         Properties props = new Properties();
+        props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, Boolean.toString(transactionalStateStores));
+        if (processingGuarantee != null) {
+            props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
+        }
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "txn-rocksdb-bench");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "localhost:0");
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getAbsolutePath());

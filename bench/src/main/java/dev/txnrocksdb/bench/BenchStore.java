@@ -7,48 +7,58 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
-import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.TxnStores;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
-import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
- * One store under benchmark, opened in its own temporary state directory: "txn" is
- * txn-rocksdb's transactional store (indexed-batch strategy, the default), "txn-secondary" the same
- * store with the secondary-store strategy, "builtin" Kafka Streams' RocksDB store. Both are the bare
- * stores their suppliers build (no caching or change-logging layers), committed the same way.
+ * One store under benchmark, opened in its own temporary state directory with the app configs its
+ * {@link StoreKind} wants: key-value stores through {@link BenchContext} (kafka-streams-test-utils'
+ * MockProcessorContext), window and session stores through {@link SegmentedBenchContext} (Kafka's
+ * segmented stores need an internal context). Stores are the bare stores their suppliers build (no caching or
+ * change-logging layers), all committed the same way: {@code store.commit(Map.of(CHANGELOG, offset))}.
+ *
+ * @param <S> the store's type
  */
-final class BenchStore implements AutoCloseable {
-    static final String TXN = "txn";
-    static final String TXN_SECONDARY = "txn-secondary";
-    static final String BUILTIN = "builtin";
+final class BenchStore<S extends StateStore> implements AutoCloseable {
     static final TopicPartition CHANGELOG = new TopicPartition("txn-rocksdb-bench-store-changelog", 0);
 
-    final KeyValueStore<Bytes, byte[]> store;
-    private final BenchContext context;
+    final StoreKind kind;
+    final S store;
+    private final Function<StoreKind, S> factory;
+    private final boolean segmented;
+    private final String processingGuarantee;
+    private final StateStoreContext context;
+    private final Supplier<StateRestoreCallback> registered;
     private final Path dir;
+    private boolean ownsDir = true;
 
-    BenchStore(String kind) {
-        try {
-            dir = Files.createTempDirectory("txn-rocksdb-bench-" + kind + "-");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+    private BenchStore(StoreKind kind, Function<StoreKind, S> factory, boolean segmented, Path dir,
+                       String processingGuarantee) {
+        this.kind = kind;
+        this.factory = factory;
+        this.segmented = segmented;
+        this.dir = dir;
+        this.processingGuarantee = processingGuarantee;
+        if (segmented) {
+            SegmentedBenchContext c = new SegmentedBenchContext(dir.toFile(), kind.transactionalFlag, processingGuarantee);
+            context = c;
+            registered = c::restoreCallback;
+        } else {
+            BenchContext c = new BenchContext(dir.toFile(), kind.transactionalFlag, processingGuarantee);
+            context = c;
+            registered = c::restoreCallback;
         }
-        KeyValueBytesStoreSupplier supplier = switch (kind) {
-            case TXN -> TxnStores.persistentTransactionalKeyValueStore("bench-store");
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalKeyValueStore("bench-store",
-                    TransactionStrategy.SECONDARY_STORE);
-            case BUILTIN -> Stores.persistentKeyValueStore("bench-store");
-            default -> throw new IllegalArgumentException("store must be txn, txn-secondary or builtin, not " + kind);
-        };
-        context = new BenchContext(dir.toFile());
-        store = supplier.get();
+        this.store = factory.apply(kind);
         try {
             store.init(context, store);
         } catch (RuntimeException | Error e) {
@@ -57,13 +67,64 @@ final class BenchStore implements AutoCloseable {
         }
     }
 
+    private static <S extends StateStore> BenchStore<S> open(String kind, Function<StoreKind, S> factory,
+                                                              boolean segmented, String processingGuarantee) {
+        StoreKind k = StoreKind.of(kind);
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("txn-rocksdb-bench-" + k.id + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new BenchStore<>(k, factory, segmented, dir, processingGuarantee);
+    }
+
+    static BenchStore<KeyValueStore<Bytes, byte[]>> keyValue(String kind) {
+        return keyValue(kind, null);
+    }
+
+    static BenchStore<KeyValueStore<Bytes, byte[]>> keyValue(String kind, String processingGuarantee) {
+        return open(kind, k -> k.keyValueSupplier().get(), false, processingGuarantee);
+    }
+
+    static BenchStore<WindowStore<Bytes, byte[]>> window(String kind) {
+        return window(kind, null);
+    }
+
+    static BenchStore<WindowStore<Bytes, byte[]>> window(String kind, String processingGuarantee) {
+        return open(kind, k -> k.windowSupplier().get(), true, processingGuarantee);
+    }
+
+    static BenchStore<SessionStore<Bytes, byte[]>> session(String kind) {
+        return session(kind, null);
+    }
+
+    static BenchStore<SessionStore<Bytes, byte[]>> session(String kind, String processingGuarantee) {
+        return open(kind, k -> k.sessionSupplier().get(), true, processingGuarantee);
+    }
+
     /** Commits the writes so far, recording {@code offset} as the changelog offset they reach. */
     void commit(long offset) {
         store.commit(Map.of(CHANGELOG, offset));
     }
 
+    /** What the store says its staged writes hold: more than 0 after a put only if it stages writes. */
+    long uncommittedBytes() {
+        return store.approximateNumUncommittedBytes();
+    }
+
+    /**
+     * Closes the store (uncommitted writes included, as a clean shutdown between commits would)
+     * and opens a new one of the same kind on the same state directory, which the new one then owns.
+     */
+    BenchStore<S> reopen() {
+        store.close();
+        ownsDir = false;
+        return new BenchStore<>(kind, factory, segmented, dir, processingGuarantee);
+    }
+
     StateRestoreCallback restoreCallback() {
-        StateRestoreCallback callback = context.restoreCallback();
+        StateRestoreCallback callback = registered.get();
         if (callback == null) {
             throw new IllegalStateException(store.getClass().getName() + " registered no restore callback");
         }
@@ -73,9 +134,13 @@ final class BenchStore implements AutoCloseable {
     @Override
     public void close() {
         try {
-            store.close();
+            if (store.isOpen()) {
+                store.close();
+            }
         } finally {
-            deleteRecursively(dir);
+            if (ownsDir) {
+                deleteRecursively(dir);
+            }
         }
     }
 
