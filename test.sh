@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
-# DSL differential and crash tests, with -Xcheck:jni), then the demo on a real broker; the native
-# library is built once, in release mode.
+# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke run, then the demo on a
+# real broker; the native library is built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install-deps.sh
@@ -11,6 +11,9 @@ if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
 mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$PWD/target}"
+# The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
+# data in-process (figures mean nothing; results go to a temp dir, never to docs/).
+bench/run.sh --smoke --no-build
 # The artifact as a Gradle dependency (Debian's gradle, from mavenLocal()).
 (cd examples/gradle-app && gradle -q --console=plain run)
 # The README's demo, end to end: a real KRaft broker, exactly-once word count, kill -9 and restart.
