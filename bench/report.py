@@ -63,7 +63,9 @@ def duration(seconds):
 
 
 def ratio_text(r):
-    return "-" if r is None else f"{r:.2f}x"
+    if r is None:
+        return "-"
+    return f"{r:.2f}x" if r >= 0.1 else f"{r:.2g}x"
 
 
 def load_matplotlib(required):
@@ -172,7 +174,7 @@ def plot_ratios(plt, data, path):
         ax.barh(ys, xs, height=height, color=colors.get(store), label=name, left=0)
         for y, x in zip(ys, xs):
             if not math.isnan(x):
-                ax.text(x * 1.02, y, f"{x:.2f}x", va="center", fontsize=7)
+                ax.text(x * 1.02, y, ratio_text(x), va="center", fontsize=7)
     ax.set_xscale("log")
     lo = min(values + [0.5]) / 1.3
     hi = max(values + [2.0]) * 1.35
@@ -211,7 +213,7 @@ def plot_columns(plt, data, path):
     for i, line in enumerate(grid):
         for j, v in enumerate(line):
             dark = v is not None and abs(math.log2(v)) > 1.2
-            ax.text(j, i, "-" if v is None else f"{v:.2f}x", ha="center", va="center", fontsize=7,
+            ax.text(j, i, ratio_text(v), ha="center", va="center", fontsize=7,
                     color="white" if dark else "black")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels(cols, fontsize=8)

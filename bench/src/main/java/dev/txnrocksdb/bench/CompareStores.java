@@ -328,6 +328,14 @@ public final class CompareStores {
         return row.higherIsBetter() ? s / r : r / s;
     }
 
+    /** "1.23x"; small ratios keep two significant digits ("0.0042x"). */
+    static String ratioText(double r) {
+        if (Double.isNaN(r)) {
+            return "-";
+        }
+        return r >= 0.1 ? String.format(Locale.ROOT, "%.2fx", r) : String.format(Locale.ROOT, "%.2gx", r);
+    }
+
     static String fmt(double v) {
         if (Double.isNaN(v)) {
             return "-";
@@ -380,7 +388,7 @@ public final class CompareStores {
                 line.add(cellText(e.getValue().get(s)));
                 if (!s.equals(REFERENCE) && stores.contains(REFERENCE)) {
                     double r = ratio(row, e.getValue().get(s), e.getValue().get(REFERENCE));
-                    line.add(Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r));
+                    line.add(ratioText(r));
                 }
             }
             lines.add(line.toArray(new String[0]));
