@@ -3,8 +3,8 @@
 # stores with enable.transactional.statestores=true (the reference), the same with the flag off,
 # and Kafka's in-memory stores; then regenerates docs/benchmarks.md and its plots.
 #
-#   bench/run.sh                      # build, check, 3 rounds of everything (~1 h on 2 cores), report
-#   bench/run.sh --smoke              # every benchmark once on tiny data (~1 min), into a temp dir
+#   bench/run.sh                      # build, check, 3 rounds of everything (~45 min on 2 cores), report
+#   bench/run.sh --smoke              # every benchmark once on tiny data (~15 s), into a temp dir
 #   bench/run.sh -Dbench.rounds=1 -Dbench.include='ReadBenchmark.range' -Dbench.stores=txn,kafka-txn
 #
 # Options: --smoke (as above; never touches bench/results or docs), --no-build (use the jars
