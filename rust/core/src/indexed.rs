@@ -30,6 +30,17 @@ struct Writes {
 }
 
 impl Writes {
+    /// Stages `value` (or a delete) for `key`, taking ownership of both.
+    fn stage_owned(&mut self, key: Vec<u8>, value: Option<Vec<u8>>) {
+        let key_len = key.len() as u64;
+        let added = key_len + value.as_ref().map_or(0, Vec::len) as u64;
+        let removed = match self.entries.insert(key, value) {
+            Some(old) => key_len + old.map_or(0, |old| old.len()) as u64,
+            None => 0,
+        };
+        self.bytes = self.bytes + added - removed;
+    }
+
     fn stage(&mut self, key: &[u8], value: Option<&[u8]>) {
         let added = (key.len() + value.map_or(0, <[u8]>::len)) as u64;
         if let Some(existing) = self.entries.get_mut(key) {
@@ -100,6 +111,11 @@ impl Staging for IndexedBatch {
                 Write::DeleteRange(from, to) => staged.range_deletes.push((from.to_vec(), to.to_vec())),
             }
         }
+        Ok(())
+    }
+
+    fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<()> {
+        lock(&self.batch().writes).stage_owned(key, value);
         Ok(())
     }
 
@@ -270,5 +286,22 @@ fn advance(base: &mut RawIterator, reverse: bool) {
         base.prev()
     } else {
         base.next()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Writes;
+
+    #[test]
+    fn owned_and_borrowed_staging_count_the_same_bytes() {
+        let (mut borrowed, mut owned) = (Writes::default(), Writes::default());
+        for (key, value) in [(&b"a"[..], Some(&b"12345"[..])), (b"b", None), (b"a", Some(b"1")), (b"a", None)] {
+            borrowed.stage(key, value);
+            owned.stage_owned(key.to_vec(), value.map(<[u8]>::to_vec));
+            assert_eq!(borrowed.bytes, owned.bytes);
+            assert_eq!(borrowed.entries, owned.entries);
+        }
+        assert_eq!(owned.bytes, 2); // "a" deleted, "b" deleted: two keys of one byte
     }
 }

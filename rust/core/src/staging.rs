@@ -18,6 +18,12 @@ pub(crate) trait Staging {
     /// reads before the commit; callers use it only for data their reads already exclude.
     fn write_all<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()>;
 
+    /// Stages one put (a `None` value deletes), taking ownership of the bytes; strategies that keep
+    /// the bytes as they are (indexed-batch) store them without copying.
+    fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<()> {
+        self.write_all([Write::from((key.as_slice(), value.as_deref()))])
+    }
+
     /// An iterator over `range`: committed data with the transaction's writes over it (or
     /// committed data only, when `range.committed_only`).
     fn range(&self, range: Range) -> Result<RangeIter>;

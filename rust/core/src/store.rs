@@ -143,6 +143,12 @@ impl KeyValueStore {
         self.put_all(std::iter::once((key, value)))
     }
 
+    /// As [`Self::put`], taking ownership of the bytes (the indexed-batch strategy then stages them
+    /// without copying).
+    pub fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<()> {
+        staging!(self, staging => staging.put_owned(key, value))
+    }
+
     /// Writes several entries (a `None` value deletes) under one lock, or in one RocksDB write
     /// when the store is write-through.
     pub fn put_all<'a>(&self, entries: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {

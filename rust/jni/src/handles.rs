@@ -8,7 +8,7 @@
 
 use crate::ffi::{invalid, NativeError, NativeResult};
 use jni::objects::JByteArray;
-use jni::sys::{jboolean, jlong};
+use jni::sys::{jboolean, jbyte, jlong, jsize};
 use jni::Env;
 use txn_rocksdb::Error as CoreError;
 
@@ -46,7 +46,7 @@ pub(crate) fn optional_bytes(env: &Env<'_>, array: &JByteArray<'_>) -> NativeRes
     if array.is_null() {
         return Ok(None);
     }
-    Ok(Some(env.convert_byte_array(array)?))
+    Ok(Some(copy_array(env, array)))
 }
 
 pub(crate) fn required_bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &str) -> NativeResult<Vec<u8>> {
@@ -55,7 +55,43 @@ pub(crate) fn required_bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &str) 
 
 pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> NativeResult<JByteArray<'local>> {
     match value {
-        Some(v) => Ok(env.byte_array_from_slice(&v)?),
+        Some(value) => new_array(env, &value),
         None => Ok(JByteArray::default()),
+    }
+}
+
+/// The bytes of a (non-null) Java `byte[]`, with two raw JNI calls. `jni`'s `convert_byte_array`
+/// checks for a pending exception before and after each call, which costs a tenth of a get; here
+/// none can be pending (a native method starts without one), `GetArrayLength` never throws, and
+/// `GetByteArrayRegion` over the array's own length cannot throw either.
+fn copy_array(env: &Env<'_>, array: &JByteArray<'_>) -> Vec<u8> {
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this thread's valid JNIEnv (we are inside a native call) and `array` a
+    // valid, non-null local reference to a byte[]; the region is exactly the array's length, and
+    // the vector has that capacity before its length is set.
+    unsafe {
+        let interface = *raw;
+        let length = ((*interface).v1_1.GetArrayLength)(raw, array.as_raw());
+        let mut bytes: Vec<u8> = Vec::with_capacity(length as usize);
+        ((*interface).v1_1.GetByteArrayRegion)(raw, array.as_raw(), 0, length, bytes.as_mut_ptr() as *mut jbyte);
+        bytes.set_len(length as usize);
+        bytes
+    }
+}
+
+/// A new Java `byte[]` holding `bytes`, with two raw JNI calls (see [`copy_array`]): only
+/// `NewByteArray` can fail (out of memory: it returns null with the exception pending).
+pub(crate) fn new_array<'local>(env: &mut Env<'local>, bytes: &[u8]) -> NativeResult<JByteArray<'local>> {
+    let length = jsize::try_from(bytes.len()).map_err(|_| invalid(format!("{} bytes do not fit a Java array", bytes.len())))?;
+    let raw = env.get_raw();
+    // SAFETY: as in `copy_array`; the new array is `length` long, so the region write cannot throw.
+    unsafe {
+        let interface = *raw;
+        let array = ((*interface).v1_1.NewByteArray)(raw, length);
+        if array.is_null() {
+            return Err(NativeError::Jni(jni::errors::Error::JavaException));
+        }
+        ((*interface).v1_1.SetByteArrayRegion)(raw, array, 0, length, bytes.as_ptr() as *const jbyte);
+        Ok(JByteArray::from_raw(env, array))
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::codec;
 use crate::ffi::run;
-use crate::handles::{flag, optional_bytes, required_bytes, to_java};
+use crate::handles::{flag, new_array, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
 use crate::store::{open_options, store, store_handle, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
@@ -40,7 +40,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
         store(handle)?.key_value().get_with(&key, flag(committed_only), |v| match v {
-            Some(v) => Ok(env.byte_array_from_slice(v)?),
+            Some(v) => new_array(env, v),
             None => Ok(JByteArray::default()),
         })?
     })
@@ -57,7 +57,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
         let value = optional_bytes(env, &value)?;
-        Ok(store(handle)?.key_value().put(&key, value.as_deref())?)
+        Ok(store(handle)?.key_value().put_owned(key, value)?)
     })
 }
 
