@@ -11,7 +11,7 @@
 use crate::db::{Db, RawIterator, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
-use crate::iter::{Chunks, CommittedChunks, Range, RangeIter, Walk};
+use crate::iter::{Chunks, CommittedChunks, Range, RangeIter, Step, Walk};
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
 use rust_rocksdb::WriteBatch;
@@ -192,7 +192,7 @@ impl Chunks for BatchChunks {
         &mut self,
         max_entries: usize,
         max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
     ) -> Result<usize> {
         if self.walk.is_done() || max_entries == 0 {
             return Ok(0);
@@ -205,6 +205,11 @@ impl Chunks for BatchChunks {
         } else {
             merge(&mut self.walk, &self.db, &mut self.base, staged, max_entries, max_bytes, emit)
         }
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        // the map is looked up afresh at the next chunk, from the target on
+        self.walk.seek(&mut self.base, target)
     }
 }
 
@@ -227,7 +232,7 @@ fn merge<'m>(
     staged: impl Iterator<Item = (&'m Vec<u8>, &'m Option<Vec<u8>>)>,
     max_entries: usize,
     max_bytes: usize,
-    emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
 ) -> Result<usize> {
     use std::cmp::Ordering::*;
     walk.start(base);
@@ -249,34 +254,39 @@ fn merge<'m>(
                 _ => Next::Staged,
             },
         };
-        let (took, size) = match next {
+        match next {
             Next::Base => {
                 let (key, value) = base.key().zip(base.value()).expect("base entry checked above");
-                let took = emit(key, value);
+                match emit(key, value) {
+                    Step::Take => {
+                        count += 1;
+                        bytes += key.len() + value.len();
+                    }
+                    Step::Skip => {}
+                    Step::Stop => break,
+                }
                 walk.remember(key);
-                (took, key.len() + value.len())
+                advance(base, reverse);
             }
             Next::Staged | Next::Both => {
                 let (key, value) = staged.next().expect("staged entry checked above");
+                // a staged delete hides the base entry and is not returned
+                if let Some(value) = value {
+                    match emit(key, value) {
+                        Step::Take => {
+                            count += 1;
+                            bytes += key.len() + value.len();
+                        }
+                        Step::Skip => {}
+                        Step::Stop => break,
+                    }
+                    walk.remember(key);
+                }
                 if next == Next::Both {
                     advance(base, reverse);
                 }
-                // a staged delete hides the base entry and is not returned
-                let Some(value) = value else { continue };
-                let took = emit(key, value);
-                walk.remember(key);
-                if took {
-                    count += 1;
-                    bytes += key.len() + value.len();
-                }
-                continue;
             }
-        };
-        if took {
-            count += 1;
-            bytes += size;
         }
-        advance(base, reverse);
     }
     Ok(count)
 }

@@ -47,14 +47,39 @@ pub(crate) fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
-/// Hands out a strategy's entries in chunks; `emit` returns whether it took an entry.
+/// What the receiver of an entry did with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Took it (it counts against the chunk's limits).
+    Take,
+    /// Passed over it.
+    Skip,
+    /// Ends the chunk before this entry, which stays next (unless the iterator is moved).
+    Stop,
+}
+
+impl From<bool> for Step {
+    fn from(took: bool) -> Step {
+        if took {
+            Step::Take
+        } else {
+            Step::Skip
+        }
+    }
+}
+
+/// Hands out a strategy's entries in chunks.
 pub(crate) trait Chunks: Send {
     fn next_chunk(
         &mut self,
         max_entries: usize,
         max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
     ) -> Result<usize>;
+
+    /// Moves to `target`: the next chunk starts at the first entry at or after it (at or before it
+    /// when reversed), within the iterator's range.
+    fn seek(&mut self, target: &[u8]);
 }
 
 /// An open iterator over a [`Range`]. What it sees depends on the store's strategy (see
@@ -85,7 +110,22 @@ impl RangeIter {
         max_bytes: usize,
         mut emit: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
+        self.0.next_chunk(max_entries, max_bytes, &mut |key, value| Step::from(emit(key, value)))
+    }
+
+    /// As [`Self::next_chunk_filtered`], where `emit` may also end the chunk before an entry.
+    pub(crate) fn next_chunk_until(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        mut emit: impl FnMut(&[u8], &[u8]) -> Step,
+    ) -> Result<usize> {
         self.0.next_chunk(max_entries, max_bytes, &mut emit)
+    }
+
+    /// Moves the iterator to `target` (see [`Chunks::seek`]).
+    pub(crate) fn seek(&mut self, target: &[u8]) {
+        self.0.seek(target)
     }
 
     /// Convenience for tests and small scans: every remaining entry.
@@ -162,6 +202,8 @@ pub(crate) struct Walk {
     last_key: Vec<u8>,
     /// Whether `last_key` holds a key (an empty key is a key too).
     returned: bool,
+    /// Where the last [`Walk::seek`] moved to, until an entry is returned.
+    sought: Option<Vec<u8>>,
 }
 
 impl Walk {
@@ -184,6 +226,7 @@ impl Walk {
             done: empty,
             last_key: Vec::new(),
             returned: false,
+            sought: None,
         }
     }
 
@@ -249,6 +292,36 @@ impl Walk {
         }
     }
 
+    /// Moves the walk and `cursor` to `target` (see [`Chunks::seek`]); a source looked up afresh
+    /// at every chunk follows through [`Self::remaining_bounds`].
+    pub(crate) fn seek(&mut self, cursor: &mut dyn Cursor, target: &[u8]) {
+        self.started = true;
+        self.returned = false;
+        let outside = if self.reverse {
+            self.lower.as_deref().is_some_and(|lower| target < lower)
+        } else {
+            self.upper_excl.as_deref().is_some_and(|upper| target >= upper)
+        };
+        self.done = outside;
+        if outside {
+            return;
+        }
+        // a target before the range starts it at its start (after its end, at its end)
+        let target = match (self.reverse, &self.lower, &self.upper_excl) {
+            (false, Some(lower), _) if target < lower.as_slice() => lower.clone(),
+            // the upper bound itself is excluded: seek_for_prev then steps off it
+            (true, _, Some(upper)) if target >= upper.as_slice() => upper.clone(),
+            _ => target.to_vec(),
+        };
+        if self.reverse {
+            cursor.seek_for_prev(&target);
+        } else {
+            cursor.seek(&target);
+        }
+        self.skip_upper_edge(cursor);
+        self.sought = Some(target);
+    }
+
     /// Whether the walk has reached the end of its range.
     pub(crate) fn is_done(&self) -> bool {
         self.done
@@ -264,6 +337,7 @@ impl Walk {
         self.last_key.clear();
         self.last_key.extend_from_slice(key);
         self.returned = true;
+        self.sought = None;
     }
 
     /// The bounds of the entries still ahead in the walk's direction, for a source that is looked
@@ -274,11 +348,16 @@ impl Walk {
         }
         let lower = self.lower.as_deref().map_or(Bound::Unbounded, Bound::Included);
         let upper = self.upper_excl.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-        let last = Bound::Excluded(self.last_key.as_slice());
-        Some(match (self.started && self.returned, self.reverse) {
-            (false, _) => (lower, upper),
-            (true, false) => (last, upper),
-            (true, true) => (lower, last),
+        if self.returned {
+            let last = Bound::Excluded(self.last_key.as_slice());
+            return Some(if self.reverse { (lower, last) } else { (last, upper) });
+        }
+        Some(match (&self.sought, self.reverse) {
+            (None, _) => (lower, upper),
+            (Some(target), false) => (Bound::Included(target.as_slice()), upper),
+            // a target at the range's upper bound is excluded, as the bound is
+            (Some(target), true) if self.upper_excl.as_deref() == Some(target.as_slice()) => (lower, upper),
+            (Some(target), true) => (lower, Bound::Included(target.as_slice())),
         })
     }
 
@@ -290,7 +369,7 @@ impl Walk {
         cursor: &mut (impl Cursor + ?Sized),
         max_entries: usize,
         max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
     ) -> Result<usize> {
         if self.done || max_entries == 0 {
             return Ok(0);
@@ -307,9 +386,13 @@ impl Walk {
                 self.done = true;
                 break;
             }
-            if emit(key, value) {
-                count += 1;
-                bytes += key.len() + value.len();
+            match emit(key, value) {
+                Step::Take => {
+                    count += 1;
+                    bytes += key.len() + value.len();
+                }
+                Step::Skip => {}
+                Step::Stop => break,
             }
             self.advance(cursor);
         }
@@ -344,9 +427,13 @@ impl Chunks for CommittedChunks {
         &mut self,
         max_entries: usize,
         max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
     ) -> Result<usize> {
         self.walk.chunk(&self.db, &mut self.cursor, max_entries, max_bytes, emit)
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        self.walk.seek(&mut self.cursor, target)
     }
 }
 

@@ -12,7 +12,7 @@
 //! `streamTime - retention + 1` (the caller applies that per-record filter).
 
 use crate::error::Result;
-use crate::iter::{Range, RangeIter};
+use crate::iter::{Range, RangeIter, Step};
 use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
@@ -245,19 +245,14 @@ impl SegmentedStore {
 
     /// Iterates the live segments whose ids lie in `[segment_id(from_ts), segment_id(to_ts)]`
     /// (newest first when `reverse`), each over store keys in `[lower, upper]` (inclusive; `None`
-    /// is open). Segments are found and opened lazily, one at a time, as in Kafka.
+    /// is open), in Kafka's order: segment by segment, then store-key bytes. One RocksDB iterator
+    /// covers every segment; a seek moves it from one segment's key range to the next, landing on
+    /// the next segment that holds anything, so empty segments cost nothing.
     pub fn iter(&self, scan: SegmentScan) -> SegmentIter {
         let first = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
         let last = self.segment_id(scan.to_ts);
-        let cursor = if scan.reverse { last } else { first };
-        SegmentIter {
-            store: self.store.clone(),
-            first,
-            last,
-            cursor: (first <= last).then_some(cursor),
-            current: None,
-            scan,
-        }
+        let segment = (first <= last).then_some(if scan.reverse { last } else { first });
+        SegmentIter { store: self.store.clone(), entries: None, first, last, segment, positioned: false, scan }
     }
 }
 
@@ -276,51 +271,45 @@ pub struct SegmentScan {
 /// Iterator over several segments; yields unprefixed store keys.
 pub struct SegmentIter {
     store: KeyValueStore,
+    /// One iterator over every segment of the scan, opened at the first chunk.
+    entries: Option<RangeIter>,
     /// The lowest and highest segment ids the scan covers.
     first: i64,
     last: i64,
-    /// The next segment id to look from (upward, or downward when reversed); `None` when done.
-    cursor: Option<i64>,
-    current: Option<RangeIter>,
+    /// The segment being read; `None` when done.
+    segment: Option<i64>,
+    /// Whether `entries` has been moved to `segment`'s key range.
+    positioned: bool,
     scan: SegmentScan,
 }
 
 impl SegmentIter {
-    /// The nearest segment holding any entry, from the cursor toward the far end of the scan:
-    /// one probe over `[prefix(from), prefix(to + 1))`, read one entry (from the top if reversed).
-    fn find_segment(&mut self) -> Result<Option<i64>> {
-        let Some(cursor) = self.cursor else { return Ok(None) };
-        let (from, to) = if self.scan.reverse { (self.first, cursor) } else { (cursor, self.last) };
-        let probe = Range {
-            from: Some(segment_prefix(from).to_vec()),
-            to: to.checked_add(1).map(|above| segment_prefix(above).to_vec()),
-            to_inclusive: false,
-            reverse: self.scan.reverse,
-            committed_only: self.scan.committed_only,
+    /// Where reading `segment` starts: its lowest key in range (its highest when reversed; the
+    /// next segment's prefix, excluded, when the range has no upper bound).
+    fn start_of(&self, segment: i64) -> Vec<u8> {
+        let (bound, edge) = if self.scan.reverse {
+            (&self.scan.upper, segment.checked_add(1))
+        } else {
+            (&self.scan.lower, Some(segment))
         };
-        let mut found = None;
-        self.store.range(probe)?.next_chunk(1, usize::MAX, |key, _| found = segment_of(key))?;
-        self.cursor = match found {
-            Some(segment) if self.scan.reverse => segment.checked_sub(1).filter(|next| *next >= self.first),
-            Some(segment) => segment.checked_add(1).filter(|next| *next <= self.last),
-            None => None,
-        };
-        Ok(found)
+        match (bound, edge) {
+            (Some(bound), _) => prefixed(segment, bound),
+            (None, Some(edge)) => segment_prefix(edge).to_vec(),
+            (None, None) => vec![0xFF; SEGMENT_PREFIX_LEN + 1],
+        }
     }
 
-    fn open_next(&mut self) -> Result<bool> {
-        let Some(segment) = self.find_segment()? else { return Ok(false) };
-        let prefix = segment_prefix(segment);
-        let with_prefix = |bound: &Option<Vec<u8>>| bound.as_ref().map(|bound| [&prefix[..], bound].concat());
-        let range = Range {
-            from: Some(with_prefix(&self.scan.lower).unwrap_or_else(|| prefix.to_vec())),
-            to: Some(with_prefix(&self.scan.upper).unwrap_or_else(|| segment_prefix(segment.saturating_add(1)).to_vec())),
-            to_inclusive: self.scan.upper.is_some(),
-            reverse: self.scan.reverse,
-            committed_only: self.scan.committed_only,
+    /// The segment to read after `segment` given the key the iterator stopped at (in the next
+    /// segment that holds anything, or further in the current one), if the scan covers it.
+    fn next_segment(&self, segment: i64, stopped_in: i64) -> Option<i64> {
+        let next = if self.scan.reverse {
+            if stopped_in < segment { stopped_in } else { segment.checked_sub(1)? }
+        } else if stopped_in > segment {
+            stopped_in
+        } else {
+            segment.checked_add(1)?
         };
-        self.current = Some(self.store.range(range)?);
-        Ok(true)
+        (self.first..=self.last).contains(&next).then_some(next)
     }
 
     /// As [`RangeIter::next_chunk_filtered`], over unprefixed store keys; 0 means exhausted.
@@ -331,15 +320,63 @@ impl SegmentIter {
         mut emit: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
         loop {
-            if self.current.is_none() && !self.open_next()? {
-                return Ok(0);
+            let Some(segment) = self.segment else { return Ok(0) };
+            if self.entries.is_none() {
+                let range = Range {
+                    from: Some(segment_prefix(self.first).to_vec()),
+                    to: self.last.checked_add(1).map(|above| segment_prefix(above).to_vec()),
+                    to_inclusive: false,
+                    reverse: self.scan.reverse,
+                    committed_only: self.scan.committed_only,
+                };
+                self.entries = Some(self.store.range(range)?);
             }
-            let Some(segment) = self.current.as_mut() else { return Ok(0) };
-            let count = segment.next_chunk_filtered(max_entries, max_bytes, |key, value| emit(store_key_of(key), value))?;
-            if count > 0 {
-                return Ok(count);
+            if !self.positioned {
+                let start = self.start_of(segment);
+                if let Some(entries) = self.entries.as_mut() {
+                    entries.seek(&start);
+                }
+                self.positioned = true;
             }
-            self.current = None;
+            let Some(entries) = self.entries.as_mut() else { return Ok(0) };
+            let (lower, upper, reverse) = (self.scan.lower.as_deref(), self.scan.upper.as_deref(), self.scan.reverse);
+            let mut stopped_in = None;
+            let count = entries.next_chunk_until(max_entries, max_bytes, |key, value| {
+                let Some(key_segment) = segment_of(key) else { return Step::Skip };
+                if key_segment == segment {
+                    let store_key = store_key_of(key);
+                    let below = lower.is_some_and(|lower| store_key < lower);
+                    let above = upper.is_some_and(|upper| store_key > upper);
+                    if !below && !above {
+                        return Step::from(emit(store_key, value));
+                    }
+                    if (above && !reverse) || (below && reverse) {
+                        stopped_in = Some(key_segment);
+                        return Step::Stop;
+                    }
+                    return Step::Skip;
+                }
+                // another segment: stop at one ahead in the scan's direction, pass over one behind
+                if (key_segment > segment) != reverse {
+                    stopped_in = Some(key_segment);
+                    return Step::Stop;
+                }
+                Step::Skip
+            })?;
+            match stopped_in {
+                Some(stopped_in) => {
+                    self.segment = self.next_segment(segment, stopped_in);
+                    self.positioned = false;
+                    if count > 0 {
+                        return Ok(count);
+                    }
+                }
+                None if count > 0 => return Ok(count),
+                None => {
+                    self.segment = None;
+                    return Ok(0);
+                }
+            }
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::keys::{decode_value, generation_bounds, is_tombstone, store_key, temporary_key};
 use crate::db::{Db, RawIterator, Snapshot, DATA_CF, TXN_CF};
 use crate::error::Result;
-use crate::iter::{Chunks, Cursor, Range, RangeIter, Walk};
+use crate::iter::{Chunks, Cursor, Range, RangeIter, Step, Walk};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
@@ -44,9 +44,13 @@ impl Chunks for MergedChunks {
         &mut self,
         max_entries: usize,
         max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
     ) -> Result<usize> {
         self.walk.chunk(&self.db, &mut self.cursor, max_entries, max_bytes, emit)
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        self.walk.seek(&mut self.cursor, target)
     }
 }
 
