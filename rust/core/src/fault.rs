@@ -92,7 +92,7 @@ mod imp {
     }
 
     pub fn copy_batch_bytes(default: usize) -> usize {
-        std::env::var("TXN_ROCKSDB_COPY_BATCH_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+        std::env::var("TXN_ROCKSDB_COPY_BATCH_BYTES").ok().and_then(|bytes| bytes.parse().ok()).unwrap_or(default)
     }
 }
 

@@ -287,7 +287,7 @@ impl Walk {
 
     /// The upper bound is exclusive; seek_for_prev may land on it exactly.
     fn skip_upper_edge(&self, cursor: &mut (impl Cursor + ?Sized)) {
-        while self.reverse && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|u| key >= u)) {
+        while self.reverse && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|upper| key >= upper)) {
             cursor.prev();
         }
     }

@@ -61,7 +61,7 @@ pub(crate) fn offset_writes(
         }
     }
     for (partition, offset) in updates {
-        writes.push((offset_key(partition), offset.map(|o| o.to_be_bytes().to_vec())));
+        writes.push((offset_key(partition), offset.map(|offset| offset.to_be_bytes().to_vec())));
     }
     if let Some(position) = position {
         writes.push((POSITION_KEY.to_vec(), Some(position.to_vec())));

@@ -94,10 +94,10 @@ pub(crate) fn with_segment_timestamps<'a>(
     records
         .iter()
         .map(|&(key, value)| {
-            let ts = timestamp_of(key).ok_or_else(|| {
+            let timestamp = timestamp_of(key).ok_or_else(|| {
                 crate::Error::InvalidArgument(format!("changelog key of {} bytes is too short for this store", key.len()))
             })?;
-            Ok((ts, key, value))
+            Ok((timestamp, key, value))
         })
         .collect()
 }
@@ -224,8 +224,8 @@ impl SegmentedStore {
         let min_live = self.min_live_segment(stream_time);
         let keys: Vec<Option<Vec<u8>>> = records
             .iter()
-            .map(|(ts, store_key, _)| {
-                let segment = self.segment_id(*ts);
+            .map(|(timestamp, store_key, _)| {
+                let segment = self.segment_id(*timestamp);
                 (segment >= min_live).then(|| prefixed(segment, store_key))
             })
             .collect();

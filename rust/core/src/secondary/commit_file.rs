@@ -156,18 +156,18 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> std::result::Result<&'a [u8], &'static str> {
-        if self.bytes.len() < n {
+    fn take(&mut self, count: usize) -> std::result::Result<&'a [u8], &'static str> {
+        if self.bytes.len() < count {
             return Err("truncated");
         }
-        let (head, tail) = self.bytes.split_at(n);
+        let (head, tail) = self.bytes.split_at(count);
         self.bytes = tail;
         Ok(head)
     }
 
     fn bytes(&mut self) -> std::result::Result<Vec<u8>, &'static str> {
-        let n = u32::from_be_bytes(self.take(4)?.try_into().unwrap()) as usize;
-        Ok(self.take(n)?.to_vec())
+        let len = u32::from_be_bytes(self.take(4)?.try_into().unwrap()) as usize;
+        Ok(self.take(len)?.to_vec())
     }
 }
 
