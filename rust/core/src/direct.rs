@@ -3,7 +3,7 @@
 
 use crate::db::{Db, Write};
 use crate::error::Result;
-use crate::iter::{CommittedChunks, Range, RangeIter};
+use crate::iter::{self, Range, RangeIter};
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::Staging;
 use rust_rocksdb::WriteBatch;
@@ -29,7 +29,7 @@ impl Staging for Direct {
     }
 
     fn range(&self, range: Range) -> Result<RangeIter> {
-        Ok(CommittedChunks::open(&self.db, &range, None))
+        Ok(iter::committed(&self.db, &range, None))
     }
 
     fn commit(&self, offset_writes: OffsetWrites) -> Result<()> {

@@ -11,7 +11,7 @@
 use crate::db::{Db, RawIterator, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
-use crate::iter::{Chunks, CommittedChunks, Range, RangeIter, Step, Walk};
+use crate::iter::{self, Chunks, Range, RangeIter, Step, Walk};
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
 use rust_rocksdb::WriteBatch;
@@ -121,7 +121,7 @@ impl Staging for IndexedBatch {
 
     fn range(&self, range: Range) -> Result<RangeIter> {
         if range.committed_only {
-            return Ok(CommittedChunks::open(&self.db, &range, None));
+            return Ok(iter::committed(&self.db, &range, None));
         }
         let walk = Walk::new(&range);
         // Held while both halves are taken, so a concurrent commit cannot fall between them.
@@ -257,13 +257,8 @@ fn merge<'m>(
         match next {
             Next::Base => {
                 let (key, value) = base.key().zip(base.value()).expect("base entry checked above");
-                match emit(key, value) {
-                    Step::Take => {
-                        count += 1;
-                        bytes += key.len() + value.len();
-                    }
-                    Step::Skip => {}
-                    Step::Stop => break,
+                if emit(key, value).tally(key, value, &mut count, &mut bytes) {
+                    break;
                 }
                 walk.remember(key);
                 advance(base, reverse);
@@ -272,13 +267,8 @@ fn merge<'m>(
                 let (key, value) = staged.next().expect("staged entry checked above");
                 // a staged delete hides the base entry and is not returned
                 if let Some(value) = value {
-                    match emit(key, value) {
-                        Step::Take => {
-                            count += 1;
-                            bytes += key.len() + value.len();
-                        }
-                        Step::Skip => {}
-                        Step::Stop => break,
+                    if emit(key, value).tally(key, value, &mut count, &mut bytes) {
+                        break;
                     }
                     walk.remember(key);
                 }

@@ -58,6 +58,21 @@ pub(crate) enum Step {
     Stop,
 }
 
+impl Step {
+    /// Counts an entry taken into `count` and `bytes`; returns whether the chunk ends here.
+    pub(crate) fn tally(self, key: &[u8], value: &[u8], count: &mut usize, bytes: &mut usize) -> bool {
+        match self {
+            Step::Take => {
+                *count += 1;
+                *bytes += key.len() + value.len();
+                false
+            }
+            Step::Skip => false,
+            Step::Stop => true,
+        }
+    }
+}
+
 impl From<bool> for Step {
     fn from(took: bool) -> Step {
         if took {
@@ -386,13 +401,8 @@ impl Walk {
                 self.done = true;
                 break;
             }
-            match emit(key, value) {
-                Step::Take => {
-                    count += 1;
-                    bytes += key.len() + value.len();
-                }
-                Step::Skip => {}
-                Step::Stop => break,
+            if emit(key, value).tally(key, value, &mut count, &mut bytes) {
+                break;
             }
             self.advance(cursor);
         }
@@ -400,29 +410,24 @@ impl Walk {
     }
 }
 
-/// Committed data only, as of the iterator's creation (or of `snapshot`), under any strategy.
-pub(crate) struct CommittedChunks {
+/// A cursor no one changes under it (committed data, or a merge read at one snapshot), walked
+/// in chunks. Keeps the snapshot it reads (if any) and the Db alive while it is open.
+pub(crate) struct CursorChunks<C> {
     // Declared first: dropped before the snapshot and the Db it reads.
-    cursor: RawIterator,
+    cursor: C,
     walk: Walk,
     _snapshot: Option<Arc<Snapshot>>,
     db: Arc<Db>,
 }
 
-impl CommittedChunks {
-    /// An iterator over committed data in `range`, read at `snapshot` (the latest data if `None`).
-    pub(crate) fn open(db: &Arc<Db>, range: &Range, snapshot: Option<Arc<Snapshot>>) -> RangeIter {
-        let walk = Walk::new(range);
-        let mut read_options = walk.read_options();
-        if let Some(snapshot) = &snapshot {
-            read_options.set_snapshot(&snapshot.rocks);
-        }
-        let cursor = Db::raw_iterator(db, DATA_CF, read_options);
-        RangeIter::new(CommittedChunks { cursor, walk, _snapshot: snapshot, db: db.clone() })
+impl<C: Cursor + Send + 'static> CursorChunks<C> {
+    /// An iterator walking `cursor` over `walk`'s range.
+    pub(crate) fn open(cursor: C, walk: Walk, snapshot: Option<Arc<Snapshot>>, db: &Arc<Db>) -> RangeIter {
+        RangeIter::new(CursorChunks { cursor, walk, _snapshot: snapshot, db: db.clone() })
     }
 }
 
-impl Chunks for CommittedChunks {
+impl<C: Cursor + Send> Chunks for CursorChunks<C> {
     fn next_chunk(
         &mut self,
         max_entries: usize,
@@ -435,6 +440,17 @@ impl Chunks for CommittedChunks {
     fn seek(&mut self, target: &[u8]) {
         self.walk.seek(&mut self.cursor, target)
     }
+}
+
+/// Committed data only, as of the iterator's creation (or of `snapshot`), under any strategy.
+pub(crate) fn committed(db: &Arc<Db>, range: &Range, snapshot: Option<Arc<Snapshot>>) -> RangeIter {
+    let walk = Walk::new(range);
+    let mut read_options = walk.read_options();
+    if let Some(snapshot) = &snapshot {
+        read_options.set_snapshot(&snapshot.rocks);
+    }
+    let cursor = Db::raw_iterator(db, DATA_CF, read_options);
+    CursorChunks::open(cursor, walk, snapshot, db)
 }
 
 #[cfg(test)]

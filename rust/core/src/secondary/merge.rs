@@ -5,8 +5,7 @@
 
 use super::keys::{decode_value, generation_bounds, is_tombstone, store_key, temporary_key};
 use crate::db::{Db, RawIterator, Snapshot, DATA_CF, TXN_CF};
-use crate::error::Result;
-use crate::iter::{Chunks, Cursor, Range, RangeIter, Step, Walk};
+use crate::iter::{Cursor, CursorChunks, Range, RangeIter, Walk};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
@@ -28,30 +27,7 @@ pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64) -> RangeIter {
         reverse: walk.reverse(),
         side: Side::None,
     };
-    RangeIter::new(MergedChunks { cursor, walk, _snapshot: snapshot, db: db.clone() })
-}
-
-struct MergedChunks {
-    // Declared first: dropped before the snapshot and the Db it reads.
-    cursor: Merged,
-    walk: Walk,
-    _snapshot: Arc<Snapshot>,
-    db: Arc<Db>,
-}
-
-impl Chunks for MergedChunks {
-    fn next_chunk(
-        &mut self,
-        max_entries: usize,
-        max_bytes: usize,
-        emit: &mut dyn FnMut(&[u8], &[u8]) -> Step,
-    ) -> Result<usize> {
-        self.walk.chunk(&self.db, &mut self.cursor, max_entries, max_bytes, emit)
-    }
-
-    fn seek(&mut self, target: &[u8]) {
-        self.walk.seek(&mut self.cursor, target)
-    }
+    CursorChunks::open(cursor, walk, Some(snapshot), db)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

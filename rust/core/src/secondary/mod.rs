@@ -25,7 +25,7 @@ mod roll_forward;
 use crate::db::{Db, Snapshot, Write};
 use crate::error::Result;
 use crate::fault;
-use crate::iter::{CommittedChunks, Range, RangeIter};
+use crate::iter::{self, Range, RangeIter};
 use crate::offsets::OffsetWrites;
 use crate::staging::{lock, Staging};
 use commit_file::CommitRecord;
@@ -151,7 +151,7 @@ impl Staging for TempStore {
             return Ok(merge::open(&self.db, &range, self.generation.load(Ordering::Acquire)));
         }
         // The committed view, never half of a commit, without waiting for one.
-        let (iterator, _) = self.committed.read(|snapshot| CommittedChunks::open(&self.db, &range, snapshot.cloned()));
+        let (iterator, _) = self.committed.read(|snapshot| iter::committed(&self.db, &range, snapshot.cloned()));
         Ok(iterator)
     }
 
