@@ -9,10 +9,10 @@ use crate::iter::{Cursor, CursorChunks, Range, RangeIter, Walk};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
-/// An iterator over `range` with the writes of `generation` over committed data.
-pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64) -> RangeIter {
+/// An iterator over `range` with the writes of `generation` over committed data, both read at
+/// `snapshot`, which must pair with `generation` (see `CommittedView::staged_read_point`).
+pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64, snapshot: Arc<Snapshot>) -> RangeIter {
     let walk = Walk::new(range);
-    let snapshot = Snapshot::new(db);
     let (generation_lower, generation_upper) = generation_bounds(generation);
     let mut temporary_options = ReadOptions::default();
     temporary_options.set_iterate_lower_bound(walk.lower().map_or(generation_lower, |k| temporary_key(generation, k)));

@@ -148,7 +148,8 @@ impl Staging for TempStore {
 
     fn range(&self, range: Range) -> Result<RangeIter> {
         if self.reads_staged(range.committed_only) {
-            return Ok(merge::open(&self.db, &range, self.generation.load(Ordering::Acquire)));
+            let (generation, snapshot) = self.committed.staged_read_point(&self.db, &self.generation);
+            return Ok(merge::open(&self.db, &range, generation, snapshot));
         }
         // The committed view, never half of a commit, without waiting for one.
         let (iterator, _) = self.committed.read(|snapshot| iter::committed(&self.db, &range, snapshot.cloned()));
@@ -257,6 +258,34 @@ impl CommittedView {
             let result = read(None);
             if self.epoch.load(Ordering::SeqCst) == epoch {
                 return (result, None);
+            }
+        }
+    }
+
+    /// A generation and a snapshot that pair up for reading the transaction in progress over
+    /// committed data: the snapshot frozen before the commit file while a commit copies (the
+    /// temporary store still holds the whole generation then, the main store none of it), else a
+    /// new snapshot taken with no commit starting between it and the generation read (a commit
+    /// that started and copied part of the next generation in between would show half of it).
+    /// Never blocks on a commit.
+    fn staged_read_point(&self, db: &Arc<Db>, generation: &AtomicU64) -> (u64, Arc<Snapshot>) {
+        loop {
+            let epoch = self.epoch.load(Ordering::SeqCst);
+            let current = generation.load(Ordering::SeqCst);
+            let snapshot = if epoch % 2 == 1 {
+                // `frozen` is set before the epoch turns odd and cleared after it turns even
+                match lock(&self.frozen).clone() {
+                    Some(frozen) => frozen,
+                    None => {
+                        std::hint::spin_loop();
+                        continue;
+                    }
+                }
+            } else {
+                Snapshot::new(db)
+            };
+            if self.epoch.load(Ordering::SeqCst) == epoch {
+                return (current, snapshot);
             }
         }
     }
