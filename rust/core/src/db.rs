@@ -8,10 +8,11 @@
 use crate::error::{Error, Result};
 use crate::memory;
 use rust_rocksdb::{
-    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode, LogLevel,
-    Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
+    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode,
+    FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 pub(crate) const DATA_CF: &str = "data";
@@ -36,6 +37,12 @@ impl<'a> From<(&'a [u8], Option<&'a [u8]>)> for Write<'a> {
     }
 }
 
+fn without_wal() -> WriteOptions {
+    let mut write_options = WriteOptions::default();
+    write_options.disable_wal(true);
+    write_options
+}
+
 /// A RocksDB iterator that borrows the [`Db`] its owner keeps alive (see [`Db::raw_iterator`]).
 pub(crate) type RawIterator = DBRawIteratorWithThreadMode<'static, DB>;
 
@@ -45,6 +52,9 @@ pub(crate) struct Db {
     pub(crate) path: PathBuf,
     /// Whether a commit fsyncs the write-ahead log (`StoreOptions::sync_commit`).
     pub(crate) sync_commit: bool,
+    /// Restored changelog records were written without the WAL since the last flush of `data`
+    /// ([`Db::write_restored`]); commits then follow [`Db::write_commit`]'s rules.
+    restored_unflushed: AtomicBool,
 }
 
 fn options() -> Options {
@@ -74,6 +84,13 @@ fn options() -> Options {
     options.set_max_background_jobs(2);
     // Bounds WAL growth: old WAL files force a flush of the (small) offsets family.
     options.set_max_total_wal_size(64 << 20);
+    // WAL records wait in RocksDB's buffer until a commit writes them to the file
+    // (`Db::write_commit`): one write(2) per commit instead of one per put. Only a commit has to
+    // survive a killed process; what is not committed is thrown away at open anyway.
+    options.set_manual_wal_flush(true);
+    // Restored records and the offsets committed after them skip the WAL (`Db::write_restored`):
+    // flushing the families together keeps offsets from being persisted ahead of those records.
+    options.set_atomic_flush(true);
     options.set_log_level(LogLevel::Warn);
     options.set_keep_log_file_num(2);
     options
@@ -88,7 +105,7 @@ impl Db {
         db_options.create_missing_column_families(true);
         let families = [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()));
         let rocks = DB::open_cf_descriptors(&db_options, path, families).map_err(|e| Error::storage(path, e))?;
-        Ok(Db { rocks, path: path.to_path_buf(), sync_commit })
+        Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false) })
     }
 
     pub(crate) fn data(&self) -> &ColumnFamily {
@@ -108,15 +125,64 @@ impl Db {
         Error::storage(&self.path, e)
     }
 
-    /// Write options of a commit's final write: fsynced when `sync_commit`.
-    pub(crate) fn commit_write_options(&self) -> WriteOptions {
-        let mut write_options = WriteOptions::default();
-        write_options.set_sync(self.sync_commit);
-        write_options
+    /// Writes `batch`, a commit's final write: logged in the WAL, which is then written to the OS
+    /// (enough for a killed process) and, with `sync_commit`, fsynced (power loss).
+    ///
+    /// After a restore (restored records not yet flushed, see [`Db::write_restored`]) a commit
+    /// that carries only offsets (`offsets_only`: nothing was staged, as when Kafka commits a
+    /// restoring or standby task) is written without the WAL too: atomic flushes keep it with
+    /// the records it covers, so a crash loses both or neither and Kafka restores again from the
+    /// older offset. A commit that carries data flushes the restored records first
+    /// ([`Db::flush_restored`]), since its WAL records would otherwise survive a crash that the
+    /// restored ones do not.
+    pub(crate) fn write_commit(&self, batch: &WriteBatch, offsets_only: bool) -> Result<()> {
+        if self.restored_unflushed.load(Ordering::Acquire) {
+            if offsets_only {
+                return self.rocks.write_opt(batch, &without_wal()).map_err(|e| self.err(e));
+            }
+            self.flush_restored()?;
+        }
+        self.rocks.write(batch).map_err(|e| self.err(e))?;
+        self.flush_wal()
     }
 
-    /// Applies `writes` straight to committed data in one RocksDB write.
+    /// Writes the WAL records buffered so far to the OS, fsynced with `sync_commit`: everything
+    /// written before is then durable (see `manual_wal_flush` in [`options`]).
+    pub(crate) fn flush_wal(&self) -> Result<()> {
+        self.rocks.flush_wal(self.sync_commit).map_err(|e| self.err(e))
+    }
+
+    /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).
     pub(crate) fn write_committed<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        self.rocks.write(&self.data_batch(writes)).map_err(|e| self.err(e))
+    }
+
+    /// Applies restored changelog records to committed data in one RocksDB write, without the
+    /// WAL (as Kafka's restore does). A crash may lose them, but never keeps an offset past
+    /// them: commits after a restore write their offsets without the WAL as well, and atomic
+    /// flushes persist the `data` and `offsets` families together, until a commit with data
+    /// flushes them ([`Db::write_commit`]). Kafka then restores them again from the stored
+    /// offset (a restore is idempotent: the same records in the same order).
+    pub(crate) fn write_restored<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        self.restored_unflushed.store(true, Ordering::Release);
+        self.rocks.write_opt(&self.data_batch(writes), &without_wal()).map_err(|e| self.err(e))
+    }
+
+    /// Flushes the `data` and `offsets` families (atomically) if restored records were written
+    /// without the WAL since the last such flush. A store that restored flushes once, at its
+    /// first commit that carries data; until then (a standby) RocksDB's own atomic flushes
+    /// persist it.
+    pub(crate) fn flush_restored(&self) -> Result<()> {
+        if self.restored_unflushed.swap(false, Ordering::AcqRel) {
+            if let Err(e) = self.rocks.flush_cfs_opt(&[self.data(), self.offsets()], &FlushOptions::default()) {
+                self.restored_unflushed.store(true, Ordering::Release);
+                return Err(self.err(e));
+            }
+        }
+        Ok(())
+    }
+
+    fn data_batch<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> WriteBatch {
         let data = self.data();
         let mut batch = WriteBatch::default();
         for write in writes {
@@ -126,7 +192,7 @@ impl Db {
                 Write::DeleteRange(from, to) => batch.delete_range_cf(data, from, to),
             }
         }
-        self.rocks.write(&batch).map_err(|e| self.err(e))
+        batch
     }
 
     /// The committed value of `key` in `data`, read at `snapshot` (the latest data if `None`),
@@ -152,6 +218,16 @@ impl Db {
         let rocks: &'static DB = unsafe { &*(&db.rocks as *const DB) };
         let family = rocks.cf_handle(family).expect("column families are created at open");
         rocks.raw_iterator_cf_opt(family, read_options)
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        // Writes after the last commit (a write-through store's) reach the OS at close, as they
+        // would have without `manual_wal_flush`.
+        if let Err(e) = self.rocks.flush_wal(false) {
+            log::warn!("store {}: writing the WAL at close failed: {e}", self.path.display());
+        }
     }
 }
 

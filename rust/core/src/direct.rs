@@ -35,7 +35,7 @@ impl Staging for Direct {
     fn commit(&self, offset_writes: OffsetWrites) -> Result<()> {
         let mut batch = WriteBatch::default();
         offsets::append_writes(&mut batch, &self.db, &offset_writes);
-        self.db.rocks.write_opt(&batch, &self.db.commit_write_options()).map_err(|e| self.db.err(e))
+        self.db.write_commit(&batch, true)
     }
 
     fn rollback(&self) -> Result<()> {

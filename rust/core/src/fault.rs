@@ -14,7 +14,7 @@
 pub const POINTS: &[&str] = &[
     // both strategies
     "commit:begin",
-    // indexed-batch: the one atomic write has landed
+    // indexed-batch: the one atomic write has landed (secondary-store: that of a commit of offsets only)
     "commit:after-write",
     // secondary-store
     "commit:before-commit-file",

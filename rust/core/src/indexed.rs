@@ -151,7 +151,7 @@ impl Staging for IndexedBatch {
                 batch.delete_range_cf(data, from, to);
             }
             offsets::append_writes(&mut batch, &self.db, &offset_writes);
-            self.db.rocks.write_opt(&batch, &self.db.commit_write_options()).map_err(|e| self.db.err(e))?;
+            self.db.write_commit(&batch, staged.entries.is_empty() && staged.range_deletes.is_empty())?;
         }
         fault::point("commit:after-write")?;
         *current = Arc::default();

@@ -214,7 +214,7 @@ impl KeyValueStore {
     /// As [`Self::restore`], for callers that also drop ranges (expired segments).
     pub fn restore_writes<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         staging!(self, staging => staging.check_writable())?;
-        self.shared.db.write_committed(writes)?;
+        self.shared.db.write_restored(writes)?;
         fault::point("restore:after-batch")?;
         Ok(())
     }

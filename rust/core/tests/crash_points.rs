@@ -160,6 +160,9 @@ enum Program {
     Commits { seed: u64, first: u64, commits: u64 },
     /// 5 restore batches, then a commit of offset 1000 (as Kafka commits at the end of a restore).
     Restore { seed: u64 },
+    /// [`Program::Restore`], then one transaction of program `seed` committed with offset 1010
+    /// (the first commit of the task's processing).
+    RestoreThenCommit { seed: u64 },
     /// Only opens the store (recovery) and closes it.
     Open,
 }
@@ -169,6 +172,7 @@ impl Program {
         match self {
             Program::Commits { seed, first, commits } => format!("commits:{seed}:{first}:{commits}"),
             Program::Restore { seed } => format!("restore:{seed}"),
+            Program::RestoreThenCommit { seed } => format!("restore-commit:{seed}"),
             Program::Open => "open".into(),
         }
     }
@@ -178,6 +182,7 @@ impl Program {
         match p[0] {
             "commits" => Program::Commits { seed: p[1].parse().unwrap(), first: p[2].parse().unwrap(), commits: p[3].parse().unwrap() },
             "restore" => Program::Restore { seed: p[1].parse().unwrap() },
+            "restore-commit" => Program::RestoreThenCommit { seed: p[1].parse().unwrap() },
             _ => Program::Open,
         }
     }
@@ -196,6 +201,13 @@ impl Program {
             Program::Restore { seed } => {
                 s.restore_batches(seed, 5);
                 s.commit(1000);
+            }
+            Program::RestoreThenCommit { seed } => {
+                s.restore_batches(seed, 5);
+                s.commit(1000);
+                s.write_transaction(seed, 0);
+                on_commit(0);
+                s.commit(1010);
             }
             Program::Open => {}
         }
@@ -387,6 +399,73 @@ fn a_crash_during_restore_keeps_the_old_offset_and_restoring_again_converges() {
             assert_state(dir.path(), kind, strategy, &restored, &what);
         }
     }
+}
+
+/// Restored records skip the WAL, and so does the offsets-only commit that ends a restore: a
+/// kill right after it keeps either the restored records with the new offset or the old offset
+/// (with any part of the records), never the new offset without them; restoring again from the
+/// stored offset then completes the store.
+#[test]
+fn a_kill_right_after_the_commit_that_ends_a_restore_never_keeps_the_offset_without_the_records() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        // the offsets-only commit's one write (under secondary-store too: no commit file)
+        let after_commit = "commit:after-write@1";
+        for kind in Kind::ALL {
+            let what = format!("{kind:?} {strategy:?} killed at {after_commit} after a restore");
+            let restored = reference_run(kind, strategy, Program::Restore { seed: 7 });
+            assert_eq!(restored.1, vec![(tp(), 1000)], "{what}: reference offsets");
+
+            let dir = tempfile::tempdir().unwrap();
+            let run = run_child(dir.path(), kind, strategy, Program::Restore { seed: 7 }, after_commit);
+            assert!(run.killed, "{what}: never reached");
+            {
+                let s = Subject::open(kind, dir.path(), strategy);
+                let (data, offsets, _) = s.dump();
+                if offsets == restored.1 {
+                    assert!(data == restored.0, "{what}: the offset survived without the restored records");
+                } else {
+                    assert!(offsets.is_empty(), "{what}: offsets {offsets:?}");
+                    // Kafka restores again from the stored (older) offset
+                    Program::Restore { seed: 7 }.run(&s, |_| {});
+                }
+            }
+            assert_state(dir.path(), kind, strategy, &restored, &what);
+        }
+    }
+}
+
+/// The first commit that carries data after a restore flushes the restored records first: a
+/// kill right after it keeps the restored records, the transaction and its offset.
+#[test]
+fn a_kill_right_after_the_first_commit_with_writes_after_a_restore_keeps_everything() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        // after the second commit has become durable
+        let after_commit = match strategy {
+            Strategy::IndexedBatch => "commit:after-write@2",
+            Strategy::SecondaryStore => "commit:after-commit-file@1",
+        };
+        for kind in Kind::ALL {
+            let what = format!("{kind:?} {strategy:?} killed at {after_commit} after a restore and a transaction");
+            let expected = reference_run(kind, strategy, Program::RestoreThenCommit { seed: 7 });
+            assert_eq!(expected.1, vec![(tp(), 1010)], "{what}: reference offsets");
+
+            let dir = tempfile::tempdir().unwrap();
+            let run = run_child(dir.path(), kind, strategy, Program::RestoreThenCommit { seed: 7 }, after_commit);
+            assert!(run.killed, "{what}: never reached");
+            assert_state(dir.path(), kind, strategy, &expected, &what);
+        }
+    }
+}
+
+/// The committed dump after running `program` in-process, without faults.
+fn reference_run(kind: Kind, strategy: Strategy, program: Program) -> Dump {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let s = Subject::open(kind, dir.path(), strategy);
+        program.run(&s, |_| {});
+    }
+    let dump = Subject::open(kind, dir.path(), strategy).dump();
+    dump
 }
 
 #[test]

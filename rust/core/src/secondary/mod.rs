@@ -5,10 +5,12 @@
 //! (memtables are flushed under the shared write-buffer budget), so a transaction may be larger
 //! than memory.
 //!
-//! Commit ([`TempStore::commit`]): the temporary store is durable (its records are in the WAL;
-//! with `sync_commit` the WAL is fsynced); the commit file records the offsets
-//! (`commit_file.rs`); then `roll_forward.rs` copies the records into the main store in bounded
-//! batches, writes the offsets after the last record, deletes the generation and the commit file.
+//! Commit ([`TempStore::commit`]): the temporary store is made durable (its records are in the
+//! WAL, which the commit writes to the OS and, with `sync_commit`, fsyncs); the commit file
+//! records the offsets (`commit_file.rs`); then `roll_forward.rs` copies the records into the
+//! main store in bounded batches, writes the offsets after the last record, deletes the
+//! generation and the commit file. A transaction without writes commits its offsets in one
+//! write, without a commit file.
 //! Every step after the commit file is idempotent, so recovery simply runs them again.
 //!
 //! Each transaction uses a fresh generation, so the range delete that truncates one never overlaps
@@ -26,7 +28,7 @@ use crate::db::{Db, Snapshot, Write};
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter};
-use crate::offsets::OffsetWrites;
+use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
 use commit_file::CommitRecord;
 use roll_forward::{commit_file_exists, roll_forward, truncate_generation, Phase};
@@ -161,16 +163,27 @@ impl Staging for TempStore {
         let mut current = lock(&self.current);
         self.check_writable()?;
         fault::point("commit:begin")?;
+        if current.records == 0 && current.range_deletes.is_empty() {
+            // Nothing staged (a restoring or standby task's commit): the offsets alone, in one
+            // atomic write, need no commit file.
+            let mut batch = WriteBatch::default();
+            offsets::append_writes(&mut batch, &self.db, &offset_writes);
+            self.db.write_commit(&batch, true)?;
+            fault::point("commit:after-write")?;
+            self.next_transaction(&mut current);
+            return Ok(());
+        }
         let record = CommitRecord {
             generation: current.generation,
             offset_writes,
             range_deletes: current.range_deletes.clone(),
         };
-        // 1. The temporary store is durable: its writes went through the WAL, which is in the OS
-        //    once written (enough for a killed process); fsync it for power loss.
-        if self.db.sync_commit {
-            self.db.rocks.flush_wal(true).map_err(|e| self.db.err(e))?;
-        }
+        // 1. The temporary store is durable: its writes are in the WAL, which this writes to the
+        //    OS (enough for a killed process) and with `sync_commit` fsyncs (power loss). Records
+        //    restored without the WAL are flushed first (see `Db::write_commit`): the
+        //    roll-forward writes this transaction's records through the WAL.
+        self.db.flush_restored()?;
+        self.db.flush_wal()?;
         fault::point("commit:before-commit-file")?;
         // Committed-view readers keep the pre-commit view until the offsets have landed.
         self.committed.freeze(&self.db);

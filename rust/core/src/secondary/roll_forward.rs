@@ -11,7 +11,7 @@ use crate::db::{Db, TXN_CF};
 use crate::error::Result;
 use crate::fault;
 use crate::offsets;
-use rust_rocksdb::{ReadOptions, WriteBatch, WriteOptions};
+use rust_rocksdb::{ReadOptions, WriteBatch};
 use std::sync::Arc;
 
 /// A commit copies the temporary store into the main store in batches of about this many bytes.
@@ -42,7 +42,6 @@ impl Phase {
 pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) -> Result<u64> {
     let data = db.data();
     let batch_limit = fault::copy_batch_bytes(COPY_BATCH_BYTES);
-    let unsynced = WriteOptions::default();
     let (lower, upper) = generation_bounds(record.generation);
     let mut read_options = ReadOptions::default();
     read_options.set_iterate_lower_bound(lower);
@@ -59,7 +58,7 @@ pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) ->
         batch_bytes += key.len() + raw.len();
         temporary.next();
         if batch_bytes >= batch_limit {
-            db.rocks.write_opt(&batch, &unsynced).map_err(|e| db.err(e))?;
+            db.rocks.write(&batch).map_err(|e| db.err(e))?;
             copied_bytes += batch_bytes as u64;
             batch = WriteBatch::default();
             batch_bytes = 0;
@@ -74,7 +73,7 @@ pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) ->
         batch.delete_range_cf(data, from, to);
     }
     offsets::append_writes(&mut batch, db, &record.offset_writes);
-    db.rocks.write_opt(&batch, &db.commit_write_options()).map_err(|e| db.err(e))?;
+    db.write_commit(&batch, copied_bytes == 0 && record.range_deletes.is_empty())?;
     fault::point(&phase.point("after-copy"))?;
     truncate_generation(db, record.generation, copied_bytes)?;
     if phase == Phase::Commit {
