@@ -145,15 +145,19 @@ fn restore(c: &mut Criterion) {
         let dir = tempfile::tempdir().unwrap();
         let store = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
         let (mut sequence, mut batches) = (Sequence(3), 0u64);
-        let keys: Vec<[u8; 16]> = (0..1_000).map(|_| key(sequence.next_below(1_000_000))).collect();
         group.bench_function(BenchmarkId::new(strategy.name(), "batch of 1,000"), |b| {
-            b.iter(|| {
-                store.restore(keys.iter().map(|k| (&k[..], Some(&VALUE[..])))).unwrap();
-                batches += 1;
-                if batches % 10 == 0 {
-                    store.commit(&[(changelog(), Some(batches as i64 * 1_000))], None).unwrap();
-                }
-            })
+            b.iter_batched(
+                // a new batch of keys drawn from 1,000,000 each time, as the JMH benchmark does
+                || (0..1_000).map(|_| key(sequence.next_below(1_000_000))).collect::<Vec<_>>(),
+                |keys| {
+                    store.restore(keys.iter().map(|k| (&k[..], Some(&VALUE[..])))).unwrap();
+                    batches += 1;
+                    if batches % 10 == 0 {
+                        store.commit(&[(changelog(), Some(batches as i64 * 1_000))], None).unwrap();
+                    }
+                },
+                BatchSize::SmallInput,
+            )
         });
     }
     group.finish();

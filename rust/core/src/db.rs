@@ -28,6 +28,15 @@ pub enum Write<'a> {
     DeleteRange(&'a [u8], &'a [u8]),
 }
 
+impl<'a> Write<'a> {
+    /// The key written (the start of a deleted range).
+    fn key(&self) -> &'a [u8] {
+        match *self {
+            Write::Put(key, _) | Write::Delete(key) | Write::DeleteRange(key, _) => key,
+        }
+    }
+}
+
 impl<'a> From<(&'a [u8], Option<&'a [u8]>)> for Write<'a> {
     fn from((key, value): (&'a [u8], Option<&'a [u8]>)) -> Self {
         match value {
@@ -163,7 +172,15 @@ impl Db {
     /// flushes persist the `data` and `offsets` families together, until a commit with data
     /// flushes them ([`Db::write_commit`]). Kafka then restores them again from the stored
     /// offset (a restore is idempotent: the same records in the same order).
+    ///
+    /// The records are inserted in key order (a stable sort, so a key written twice keeps its
+    /// last value): RocksDB's memtable then finds each insert position next to the previous one
+    /// instead of searching its skip list from the top, which is most of a restore's cost.
     pub(crate) fn write_restored<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        let mut writes: Vec<Write<'a>> = writes.into_iter().collect();
+        if !writes.iter().any(|write| matches!(write, Write::DeleteRange(..))) {
+            writes.sort_by(|a, b| a.key().cmp(b.key()));
+        }
         self.restored_unflushed.store(true, Ordering::Release);
         self.rocks.write_opt(&self.data_batch(writes), &without_wal()).map_err(|e| self.err(e))
     }
