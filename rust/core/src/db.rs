@@ -7,8 +7,9 @@
 
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::offsets;
 use rust_rocksdb::{
-    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode,
+    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
@@ -100,6 +101,9 @@ fn options() -> Options {
     // Restored records and the offsets committed after them skip the WAL (`Db::write_restored`):
     // flushing the families together keeps offsets from being persisted ahead of those records.
     options.set_atomic_flush(true);
+    // A WAL damaged before its end fails the open (`Db::open` decides what then); RocksDB's
+    // default would silently stop replaying at the damage and drop every later commit.
+    options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
     options.set_log_level(LogLevel::Warn);
     options.set_keep_log_file_num(2);
     options
@@ -107,13 +111,14 @@ fn options() -> Options {
 
 impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
-    pub(crate) fn open(path: &Path, sync_commit: bool) -> Result<Db> {
+    /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
+    /// `recover_corrupted_wal` (see `StoreOptions::recover_corrupted_wal`).
+    pub(crate) fn open(path: &Path, sync_commit: bool, recover_corrupted_wal: bool) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
-        let mut db_options = options();
-        db_options.create_if_missing(true);
-        db_options.create_missing_column_families(true);
-        let families = [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()));
-        let rocks = DB::open_cf_descriptors(&db_options, path, families).map_err(|e| Error::storage(path, e))?;
+        let rocks = match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords) {
+            Err(e) if e.kind() == rust_rocksdb::ErrorKind::Corruption => open_after_corruption(path, e, recover_corrupted_wal)?,
+            opened => opened.map_err(|e| Error::storage(path, e))?,
+        };
         Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false) })
     }
 
@@ -236,6 +241,59 @@ impl Db {
         let family = rocks.cf_handle(family).expect("column families are created at open");
         rocks.raw_iterator_cf_opt(family, read_options)
     }
+}
+
+fn open_rocks(path: &Path, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
+    let mut db_options = options();
+    db_options.create_if_missing(true);
+    db_options.create_missing_column_families(true);
+    db_options.set_wal_recovery_mode(recovery);
+    DB::open_cf_descriptors(&db_options, path, families())
+}
+
+fn families() -> [ColumnFamilyDescriptor; 3] {
+    [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()))
+}
+
+/// The open failed with `corruption`. If the instance opens read-only at the point in time
+/// before a damaged WAL record (so the damage is in the WAL, not in an SST file or the
+/// manifest), either refuse, or open read-write in that mode: RocksDB then keeps the commits
+/// before the damage and discards the rest of the log.
+fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: bool) -> Result<DB> {
+    let mut read_only = options();
+    read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
+    let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(), false) {
+        Ok(rocks) => offsets::offsets_in(&rocks, path)?,
+        // not (only) the WAL: nothing to decide
+        Err(_) => return Err(Error::storage(path, corruption)),
+    };
+    let offsets = format!("{offsets:?}");
+    let wal = wal_files(path);
+    if !recover {
+        return Err(Error::CorruptedWal {
+            path: path.display().to_string(),
+            message: format!("{corruption}; WAL files {wal}"),
+            last_consistent_offsets: offsets,
+        });
+    }
+    let rocks = open_rocks(path, DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, e))?;
+    log::warn!(
+        "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
+         last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
+         and is restored from the changelog",
+        path.display()
+    );
+    Ok(rocks)
+}
+
+/// The names of the WAL files in `path`, for messages.
+fn wal_files(path: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|name| name.ends_with(".log"));
+    names.sort();
+    names.join(", ")
 }
 
 impl Drop for Db {

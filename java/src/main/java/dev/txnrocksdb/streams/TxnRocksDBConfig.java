@@ -78,5 +78,24 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #DSL_TRANSACTIONAL_CONFIG}. */
     public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
 
+    /**
+     * {@value}: string, what opening a store does when its write-ahead log is damaged before its
+     * end (a torn last record, which a power loss leaves, is always tolerated). RocksDB cannot
+     * read the commits after the damage back from the log:
+     * <ul>
+     *   <li>{@code recover-if-changelogged} (default): a store with a changelog opens at its last
+     *       commit before the damage, with a warning naming the store, the WAL files and the offsets
+     *       it opened at, and Kafka Streams restores the later commits from the changelog; a store
+     *       without one refuses to open (a {@code ProcessorStateException} saying what was lost),
+     *       since nothing could bring those commits back;</li>
+     *   <li>{@code recover}: every store opens at its last consistent commit, accepting the loss;</li>
+     *   <li>{@code fail}: every store refuses to open.</li>
+     * </ul>
+     */
+    public static final String WAL_CORRUPTION_CONFIG = "txn.rocksdb.wal.corruption";
+
+    /** Default of {@link #WAL_CORRUPTION_CONFIG}. */
+    public static final String WAL_CORRUPTION_DEFAULT = "recover-if-changelogged";
+
     private TxnRocksDBConfig() {}
 }

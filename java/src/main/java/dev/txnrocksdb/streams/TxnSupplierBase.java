@@ -1,6 +1,6 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Objects;
+import dev.txnrocksdb.streams.internals.StoreNames;
 
 /** What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy. */
 abstract class TxnSupplierBase {
@@ -9,7 +9,7 @@ abstract class TxnSupplierBase {
     private final TransactionStrategy strategy;
 
     TxnSupplierBase(String name, boolean transactional, TransactionStrategy strategy) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.name = StoreNames.validate(name);
         this.transactional = transactional;
         this.strategy = strategy;
     }

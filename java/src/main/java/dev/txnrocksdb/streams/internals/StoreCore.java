@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
+import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,11 +43,11 @@ public final class StoreCore<S extends NativeStore> {
     public interface Opener<S extends NativeStore> {
         /**
          * @param dir the store's directory (created)
-         * @param settings the application's txn-rocksdb settings, with the store's own
-         *     transaction strategy if it has one
+         * @param options what the native open takes, from the application's txn-rocksdb settings
+         *     (with the store's own transaction strategy if it has one) and the store's changelog
          * @return the opened store, owned by the caller from now on
          */
-        S open(Path dir, StoreSettings settings);
+        S open(Path dir, OpenOptions options);
     }
 
     private final String name;
@@ -113,13 +114,15 @@ public final class StoreCore<S extends NativeStore> {
         } catch (IOException e) {
             throw new ProcessorStateException("Error creating the directory of store " + name + " at " + dir, e);
         }
-        S opened = opener.open(dir, settings);
+        TopicPartition changelogPartition = changelogPartitionOf(context, name);
+        S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
+            settings.recoverCorruptedWal(changelogPartition != null)));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);
             this.committedOffsets = new CommittedOffsets(offsets);
             this.positions = new PositionTracker(committedPosition, transactional);
-            this.contextChangelogPartition = changelogPartitionOf(context, name);
+            this.contextChangelogPartition = changelogPartition;
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
             this.store = opened;

@@ -2,7 +2,9 @@ package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import java.util.List;
 import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -18,6 +20,7 @@ public final class StoreSettings {
     private final boolean consistencyEnabled;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
+    private final String walCorruption;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -27,6 +30,7 @@ public final class StoreSettings {
         this.consistencyEnabled = settings.consistencyEnabled;
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
+        this.walCorruption = settings.walCorruption;
     }
 
     private StoreSettings(Map<String, Object> configs) {
@@ -43,6 +47,7 @@ public final class StoreSettings {
             StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         this.blockCacheBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
         this.writeBufferBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+        this.walCorruption = walCorruptionValue(configs);
     }
 
     /**
@@ -111,6 +116,35 @@ public final class StoreSettings {
      */
     public TransactionStrategy transactionStrategy() {
         return transactionStrategy;
+    }
+
+    /**
+     * Whether a store opens at its last consistent commit when its write-ahead log is damaged
+     * ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}).
+     *
+     * @param changelogged whether the store has a changelog to restore the lost commits from
+     */
+    public boolean recoverCorruptedWal(boolean changelogged) {
+        switch (walCorruption) {
+            case "recover":
+                return true;
+            case "fail":
+                return false;
+            default:
+                return changelogged;
+        }
+    }
+
+    private static final List<String> WAL_CORRUPTION_VALUES = List.of("recover-if-changelogged", "recover", "fail");
+
+    private static String walCorruptionValue(Map<String, Object> configs) {
+        Object value = configs.get(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG);
+        String policy = value == null ? TxnRocksDBConfig.WAL_CORRUPTION_DEFAULT : value.toString().trim();
+        if (!WAL_CORRUPTION_VALUES.contains(policy)) {
+            throw new ConfigException(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, value,
+                "must be one of " + String.join(", ", WAL_CORRUPTION_VALUES));
+        }
+        return policy;
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */
