@@ -1,8 +1,13 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary;
 import java.util.Objects;
 
-/** What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy. */
+/**
+ * What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy.
+ * Creating one loads the native library, so a missing or stale library fails where the topology is
+ * built, with {@link NativeLibrary#load()}'s message, not later in a stream thread.
+ */
 abstract class TxnSupplierBase {
     private final String name;
     private final boolean transactional;
@@ -12,6 +17,7 @@ abstract class TxnSupplierBase {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.transactional = transactional;
         this.strategy = strategy;
+        NativeLibrary.load();
     }
 
     /**
