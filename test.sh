@@ -15,7 +15,9 @@ mvn -B --no-transfer-progress install
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
 # data in-process (figures mean nothing; results go to a temp dir, never to docs/).
 bench/run.sh --smoke --no-build
-# The artifact as a Gradle dependency (Debian's gradle, from mavenLocal()).
+# The Gradle build of the library (Debian's gradle 4.4), and a Gradle app consuming this checkout
+# through a composite build (includeBuild); both reuse $CARGO_TARGET_DIR.
+gradle -q --console=plain build
 (cd examples/gradle-app && gradle -q --console=plain run)
 # The README's demo, end to end and exactly as the README runs it: a real KRaft broker,
 # exactly-once word count, kill -9 and restart.
