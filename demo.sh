@@ -29,7 +29,8 @@ cargo build --release --workspace
 
 # 2. The library jar, with that native library inside, into ~/.m2 (where the example finds it).
 echo "==> mvn install txn-rocksdb-streams into ~/.m2 (tests skipped)"
-mvn -B -q -Dstyle.color=never -Dcargo.skip=true -pl java -am install -DskipTests
+mvn -B -q -Dstyle.color=never -Dcargo.skip=true -Dmaven.javadoc.skip=true -Dmaven.source.skip=true \
+  -pl java -am install -DskipTests
 
 # 3. The example, a standalone Maven project depending on the installed artifact.
 echo "==> building examples/wordcount"

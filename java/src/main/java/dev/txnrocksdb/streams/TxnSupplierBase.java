@@ -1,12 +1,14 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.KafkaStreamsCompatibility;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary;
 import java.util.Objects;
 
 /**
  * What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy.
- * Creating one loads the native library, so a missing or stale library fails where the topology is
- * built, with {@link NativeLibrary#load()}'s message, not later in a stream thread.
+ * Creating one checks the Kafka Streams version ({@link KafkaStreamsCompatibility}) and loads the
+ * native library, so an unsupported Kafka Streams or a missing or stale library fails where the
+ * topology is built, with a message naming what is wrong, not later in a stream thread.
  */
 abstract class TxnSupplierBase {
     private final String name;
@@ -17,6 +19,7 @@ abstract class TxnSupplierBase {
         this.name = Objects.requireNonNull(name, "name cannot be null");
         this.transactional = transactional;
         this.strategy = strategy;
+        KafkaStreamsCompatibility.check();
         NativeLibrary.load();
     }
 
