@@ -1,8 +1,15 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.KafkaStreamsCompatibility;
 import dev.txnrocksdb.streams.internals.StoreNames;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary;
 
-/** What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy. */
+/**
+ * What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy.
+ * Creating one checks the Kafka Streams version ({@link KafkaStreamsCompatibility}) and loads the
+ * native library, so an unsupported Kafka Streams or a missing or stale library fails where the
+ * topology is built, with a message naming what is wrong, not later in a stream thread.
+ */
 abstract class TxnSupplierBase {
     private final String name;
     private final boolean transactional;
@@ -12,6 +19,8 @@ abstract class TxnSupplierBase {
         this.name = StoreNames.validate(name);
         this.transactional = transactional;
         this.strategy = strategy;
+        KafkaStreamsCompatibility.check();
+        NativeLibrary.load();
     }
 
     /**
