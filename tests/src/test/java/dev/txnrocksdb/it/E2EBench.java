@@ -109,19 +109,32 @@ public final class E2EBench {
         Map<String, String> columns = new LinkedHashMap<>();
         COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
         json.put("columns", columns);
+        File file = new File(out);
+        if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
+        // written after each part too ("complete": false until the end), so a late failure keeps the parts done
+        json.put("complete", false);
         if (parts.contains("recovery") || parts.contains("throughput")) {
             try (BrokerFixture kafka = BrokerFixture.start("e2e")) {
-                if (parts.contains("recovery")) json.put("recovery", recovery(kafka));
-                if (parts.contains("throughput")) json.put("throughput", throughput(kafka));
+                if (parts.contains("recovery")) {
+                    json.put("recovery", recovery(kafka));
+                    write(file, json, started);
+                }
+                if (parts.contains("throughput")) {
+                    json.put("throughput", throughput(kafka));
+                    write(file, json, started);
+                }
             }
         }
         if (parts.contains("memory")) json.put("memory", memory());
-        json.put("elapsedSeconds", seconds(started));
-        File file = new File(out);
-        if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
-        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, json);
+        json.put("complete", true);
+        write(file, json, started);
         say("e2e: wrote " + file + " in " + seconds(started) + " s");
         System.exit(0);
+    }
+
+    private static void write(File file, Map<String, Object> json, long started) throws Exception {
+        json.put("elapsedSeconds", seconds(started));
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, json);
     }
 
     // ---------------------------------------------------------------- recovery after kill -9
@@ -423,7 +436,8 @@ public final class E2EBench {
         settings.put("workload", "one JVM per column and repeat: " + stores + " bare key-value stores (bench module's "
                 + "BenchStore, exactly_once_v2 app configs), " + keysPerStore + " distinct 16-byte keys each, a get then "
                 + "a put of a 100-byte value per key, every store committed after each " + commitEvery
-                + " records per store, then a get of every key; peak RSS = VmHWM of /proc/self/status");
+                + " records per store, then a get of every 10th key; peak RSS = VmHWM of /proc/self/status; "
+                + "seconds = the whole run in that JVM");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("settings", settings);
         out.put("results", results);
