@@ -89,7 +89,19 @@ public final class E2EBench {
     private E2EBench() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Throwable t) {
+            // exit even if a client thread of a failed part is still alive
+            System.err.println("e2e: FAILED: " + t);
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void run() throws Exception {
         String out = System.getProperty("e2e.out");
         if (out == null) throw new IllegalArgumentException("-De2e.out=<json file> is required");
         List<String> parts = list("e2e.parts", "recovery,throughput,memory");
@@ -129,7 +141,6 @@ public final class E2EBench {
         json.put("complete", true);
         write(file, json, started);
         say("e2e: wrote " + file + " in " + seconds(started) + " s");
-        System.exit(0);
     }
 
     private static void write(File file, Map<String, Object> json, long started) throws Exception {
