@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
-# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke run, then the demo on a
+# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke runs, then the demo on a
 # real broker; the native library is built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +14,10 @@ mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$P
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
 # data in-process (figures mean nothing; results go to a temp dir, never to docs/).
 bench/run.sh --smoke --no-build
+# The end-to-end benchmarks, smoke mode: recovery after kill -9, exactly-once throughput and peak RSS
+# with many stores, on tiny sizes against a real broker (~1.5 min; results to a temp dir, never to
+# docs/ or bench/results). It packages the tests and bench modules first (nothing recompiles).
+bench/e2e.sh --smoke
 # The artifact as a Gradle dependency (Debian's gradle, from mavenLocal()).
 (cd examples/gradle-app && gradle -q --console=plain run)
 # The README's demo, end to end: a real KRaft broker, exactly-once word count, kill -9 and restart.
