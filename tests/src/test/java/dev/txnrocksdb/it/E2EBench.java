@@ -86,6 +86,11 @@ public final class E2EBench {
     private static final int PARTITIONS = Integer.getInteger("e2e.partitions", 2);
     private static final Duration RESTART_TIMEOUT = Duration.ofMinutes(15);
 
+    /** The results so far, rewritten to {@link #file} after every run ("complete": false until the end). */
+    private static final Map<String, Object> JSON = new LinkedHashMap<>();
+    private static File file;
+    private static long started;
+
     private E2EBench() {
     }
 
@@ -110,8 +115,8 @@ public final class E2EBench {
                 throw new IllegalArgumentException("e2e.parts: unknown part " + p + " (recovery, throughput, memory)");
             }
         }
-        long started = System.nanoTime();
-        Map<String, Object> json = new LinkedHashMap<>();
+        started = System.nanoTime();
+        Map<String, Object> json = JSON;
         json.put("generated", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
         json.put("command", System.getProperty("e2e.command", "bench/e2e.sh"));
         json.put("gitCommit", System.getProperty("e2e.gitCommit", ""));
@@ -121,37 +126,39 @@ public final class E2EBench {
         Map<String, String> columns = new LinkedHashMap<>();
         COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
         json.put("columns", columns);
-        File file = new File(out);
+        file = new File(out);
         if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
-        // written after each part too ("complete": false until the end), so a late failure keeps the parts done
+        // written after every run too ("complete": false until the end), so a late failure keeps what was measured
         json.put("complete", false);
         if (parts.contains("recovery") || parts.contains("throughput")) {
             try (BrokerFixture kafka = BrokerFixture.start("e2e")) {
-                if (parts.contains("recovery")) {
-                    json.put("recovery", recovery(kafka));
-                    write(file, json, started);
-                }
-                if (parts.contains("throughput")) {
-                    json.put("throughput", throughput(kafka));
-                    write(file, json, started);
-                }
+                if (parts.contains("recovery")) recovery(kafka, part("recovery"));
+                if (parts.contains("throughput")) throughput(kafka, part("throughput"));
             }
         }
-        if (parts.contains("memory")) json.put("memory", memory());
+        if (parts.contains("memory")) memory(part("memory"));
         json.put("complete", true);
-        write(file, json, started);
+        checkpoint();
         say("e2e: wrote " + file + " in " + seconds(started) + " s");
     }
 
-    private static void write(File file, Map<String, Object> json, long started) throws Exception {
-        json.put("elapsedSeconds", seconds(started));
-        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, json);
+    /** A part's map in the JSON, filled as its runs complete. */
+    private static Map<String, Object> part(String name) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        JSON.put(name, m);
+        return m;
+    }
+
+    /** Rewrites the JSON file with the results so far. */
+    private static void checkpoint() throws Exception {
+        JSON.put("elapsedSeconds", seconds(started));
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, JSON);
     }
 
     // ---------------------------------------------------------------- recovery after kill -9
 
-    static Map<String, Object> recovery(BrokerFixture kafka) throws Exception {
-        long started = System.nanoTime();
+    static void recovery(BrokerFixture kafka, Map<String, Object> r) throws Exception {
+        long t0 = System.nanoTime();
         List<Long> sizes = list("e2e.recovery.sizes", SMOKE ? "2000" : "100000,1000000,10000000").stream()
                 .map(s -> (long) Double.parseDouble(s)).toList();
         int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
@@ -166,6 +173,8 @@ public final class E2EBench {
         settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
                 + EosCrashApp.KV_STORE + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
         List<Map<String, Object>> results = new ArrayList<>();
+        r.put("settings", settings);
+        r.put("results", results);
         Random rnd = new Random(42);
         for (long n : sizes) {
             String topic = "e2e-recovery-" + n;
@@ -177,13 +186,10 @@ public final class E2EBench {
             say(String.format("recovery: %,d distinct keys produced to %s in %.1f s", n, topic, seconds(t)));
             for (Column c : columns) {
                 results.add(recoveryRun(kafka, c, topic, n, kills, trickle, rnd));
+                r.put("seconds", seconds(t0));
+                checkpoint();
             }
         }
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("settings", settings);
-        r.put("results", results);
-        r.put("seconds", seconds(started));
-        return r;
     }
 
     /** One column at one state size: load, then {@code kills} kill -9 / restart cycles under a trickle. */
@@ -326,15 +332,15 @@ public final class E2EBench {
 
     // ---------------------------------------------------------------- end-to-end throughput
 
-    static Map<String, Object> throughput(BrokerFixture kafka) throws Exception {
-        long started = System.nanoTime();
+    static void throughput(BrokerFixture kafka, Map<String, Object> out) throws Exception {
+        long t0 = System.nanoTime();
         int records = Integer.getInteger("e2e.throughput.records", SMOKE ? 5_000 : 1_000_000);
         int runs = Integer.getInteger("e2e.throughput.runs", 1);
         List<Column> columns = columns("e2e.throughput.columns", String.join(",", COLUMNS.keySet()));
         kafka.createTopics(PARTITIONS, EosCrashApp.INPUT);
         // the whole input in the past (an hour before now at its end): the broker refuses timestamps over 1 h ahead
-        long t0 = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis() - records * WordInput.STEP_MS;
-        WordInput input = new WordInput(records, 42, t0);
+        long firstTs = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis() - records * WordInput.STEP_MS;
+        WordInput input = new WordInput(records, 42, firstTs);
         long t = System.nanoTime();
         input.produceUpTo(kafka, records);
         long produced = BrokerFixture.sum(kafka.endOffsets(List.of(EosCrashApp.INPUT), PARTITIONS));
@@ -343,22 +349,6 @@ public final class E2EBench {
                     + ": the producer's sends failed (see the broker log)");
         }
         say(String.format("throughput: %,d records produced to %s in %.1f s", records, EosCrashApp.INPUT, seconds(t)));
-        Map<String, List<Map<String, Object>>> byColumn = new LinkedHashMap<>();
-        for (int run = 1; run <= runs; run++) {
-            // later runs rotate the order, so a slow drift of the machine falls on every column
-            List<Column> order = new ArrayList<>(columns);
-            java.util.Collections.rotate(order, -(run - 1));
-            for (Column c : order) {
-                byColumn.computeIfAbsent(c.id(), x -> new ArrayList<>()).add(throughputRun(kafka, c, records, run));
-            }
-        }
-        List<Map<String, Object>> results = new ArrayList<>();
-        for (Column c : columns) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("column", c.id());
-            r.put("runs", byColumn.get(c.id()));
-            results.add(r);
-        }
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("records", records);
         settings.put("runs", runs);
@@ -367,11 +357,34 @@ public final class E2EBench {
         settings.put("topology", "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
                 + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
                 + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS + " ms of event time");
-        Map<String, Object> out = new LinkedHashMap<>();
         out.put("settings", settings);
+        Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
+        for (int run = 1; run <= runs; run++) {
+            // later runs rotate the order, so a slow drift of the machine falls on every column
+            List<Column> order = new ArrayList<>(columns);
+            java.util.Collections.rotate(order, -(run - 1));
+            for (Column c : order) {
+                byColumn.get(c.id()).add(throughputRun(kafka, c, records, run));
+                out.put("seconds", seconds(t0));
+                checkpoint();
+            }
+        }
+    }
+
+    /** {@code out.results}: per column {@code {column, runs: [...]}}; returns the runs lists by column. */
+    private static Map<String, List<Map<String, Object>>> byColumn(Map<String, Object> out, List<Column> columns) {
+        Map<String, List<Map<String, Object>>> byColumn = new LinkedHashMap<>();
+        List<Map<String, Object>> results = new ArrayList<>();
+        for (Column c : columns) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("column", c.id());
+            List<Map<String, Object>> runs = new ArrayList<>();
+            r.put("runs", runs);
+            byColumn.put(c.id(), runs);
+            results.add(r);
+        }
         out.put("results", results);
-        out.put("seconds", seconds(started));
-        return out;
+        return byColumn;
     }
 
     static Map<String, Object> throughputRun(BrokerFixture kafka, Column c, int records, int run) throws Exception {
@@ -405,14 +418,15 @@ public final class E2EBench {
 
     // ---------------------------------------------------------------- memory: peak RSS with many stores
 
-    static Map<String, Object> memory() throws Exception {
-        long started = System.nanoTime();
+    static void memory(Map<String, Object> out) throws Exception {
+        long t0 = System.nanoTime();
         int stores = Integer.getInteger("e2e.memory.stores", SMOKE ? 5 : 50);
         int keysPerStore = Integer.getInteger("e2e.memory.keysPerStore", SMOKE ? 2_000 : 100_000);
         int commitEvery = Integer.getInteger("e2e.memory.commitEvery", 1_000);
         int repeats = Integer.getInteger("e2e.memory.repeats", SMOKE ? 1 : 3);
         List<Column> columns = columns("e2e.memory.columns", String.join(",", COLUMNS.keySet()));
-        Map<String, List<Map<String, Object>>> byColumn = new LinkedHashMap<>();
+        out.put("settings", memorySettings(stores, keysPerStore, commitEvery, repeats, columns));
+        Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
         for (int rep = 1; rep <= repeats; rep++) {
             List<Column> order = new ArrayList<>(columns);
             java.util.Collections.rotate(order, -(rep - 1));
@@ -425,18 +439,17 @@ public final class E2EBench {
                 r.put("vmRssMiB", Long.parseLong(result.get("vmRssKiB")) / 1024.0);
                 r.put("heapUsedMiB", Long.parseLong(result.get("heapUsedKiB")) / 1024.0);
                 r.put("seconds", Double.parseDouble(result.get("seconds")));
-                byColumn.computeIfAbsent(c.id(), x -> new ArrayList<>()).add(r);
+                byColumn.get(c.id()).add(r);
                 say(String.format("memory [%s] repeat %d: peak RSS %.0f MiB (RSS at the end %.0f MiB, heap used %.0f MiB), %s s",
                         c.id(), rep, r.get("vmHwmMiB"), r.get("vmRssMiB"), r.get("heapUsedMiB"), result.get("seconds")));
+                out.put("seconds", seconds(t0));
+                checkpoint();
             }
         }
-        List<Map<String, Object>> results = new ArrayList<>();
-        for (Column c : columns) {
-            Map<String, Object> r = new LinkedHashMap<>();
-            r.put("column", c.id());
-            r.put("runs", byColumn.get(c.id()));
-            results.add(r);
-        }
+    }
+
+    private static Map<String, Object> memorySettings(int stores, int keysPerStore, int commitEvery, int repeats,
+                                                      List<Column> columns) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("stores", stores);
         settings.put("keysPerStore", keysPerStore);
@@ -449,11 +462,7 @@ public final class E2EBench {
                 + "a put of a 100-byte value per key, every store committed after each " + commitEvery
                 + " records per store, then a get of every 10th key; peak RSS = VmHWM of /proc/self/status; "
                 + "seconds = the whole run in that JVM");
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("settings", settings);
-        out.put("results", results);
-        out.put("seconds", seconds(started));
-        return out;
+        return settings;
     }
 
     /** The machine, as the JMH harness describes it ({@code StoreMemory machine}). */
