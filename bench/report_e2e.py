@@ -375,7 +375,7 @@ def goal_lines(data):
             if c.startswith("txn") and refst and x["vmHwmMiB"]:
                 lines.append(f"Peak RSS with {data['memory']['settings']['stores']} stores, `{c}`: "
                              f"{b.fmt(x['vmHwmMiB'][0])} MiB vs `{ref}` {b.fmt(refst[0])} MiB "
-                             f"({b.ratio_text(ratio(refst[0], x['vmHwmMiB'][0], True))} less).")
+                             f"(`{ref}` / `{c}`: {b.ratio_text(ratio(refst[0], x['vmHwmMiB'][0], True))}).")
     return lines
 
 
