@@ -44,12 +44,12 @@ def stats(values):
 
 
 def cell(st, scale=1.0, fmt=None):
-    """'median (min–max)' or 'median' for one sample; '-' for none."""
+    """'median (min–max)', or the median alone for one sample or no spread; '-' for none."""
     if st is None:
         return "-"
     fmt = fmt or _base().fmt
     med, lo, hi, n = st
-    if n > 1:
+    if n > 1 and fmt(lo * scale) != fmt(hi * scale):
         return f"{fmt(med * scale)} ({fmt(lo * scale)}–{fmt(hi * scale)})"
     return fmt(med * scale)
 
@@ -125,9 +125,9 @@ def recovery_md(data, plotted):
                 row.append(f"**{b.ratio_text(r)}**")
         out.append("| " + " | ".join(row) + " |")
     out.append("")
-    head = ["keys"] + [f"`{c}`" for c in cols] + ["changelog at the kill"]
-    out.append("Changelog records restored per restart (and the restore's duration, first RESTORE-START to last "
-               "RESTORE-END, s):\n")
+    head = ["keys"] + [f"`{c}` {what}" for c in cols for what in ("restored", "restore (s)")] + ["changelog at the kill"]
+    out.append("Changelog records restored per restart, and the restore's duration (first RESTORE-START to last "
+               "RESTORE-END line; ours reports a restore of 0 records):\n")
     out.append("| " + " | ".join(head) + " |")
     out.append("|" + "|".join(["--:"] * len(head)) + "|")
     for n in sizes:
@@ -136,9 +136,9 @@ def recovery_md(data, plotted):
         for c in cols:
             x = cells.get((c, n))
             if x is None:
-                row.append("-")
+                row += ["-", "-"]
                 continue
-            row.append(f"{cell(x['restored'], fmt=count)} ({cell(x['restoreSec'])} s)")
+            row += [cell(x["restored"], fmt=count), cell(x["restoreSec"])]
             if x["changelog"] is not None:
                 changelog.append(x["changelog"])
         row.append(count(statistics.median(changelog)) if changelog else "-")
@@ -260,14 +260,16 @@ def plot_throughput(plt, data, path):
     med = [ratios[c][0] for c in cols]
     err = [[m - ratios[c][1] for m, c in zip(med, cols)], [ratios[c][2] - m for m, c in zip(med, cols)]]
     ax.barh(ys, med, xerr=err, color=[COLORS.get(c) for c in cols], capsize=3, height=0.6)
-    for y, x in zip(ys, med):
-        ax.text(x * 1.02 + 0.01, y, b.ratio_text(x), va="center", fontsize=8)
+    for y, x, c in zip(ys, med, cols):
+        ax.text(ratios[c][2] + 0.03, y, b.ratio_text(x), va="center", fontsize=8)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(ys)
     ax.set_yticklabels(cols, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, max(med + [1.0]) * 1.3)
-    ax.set_xlabel(f"records/s / {ref}'s (> 1: faster than Kafka 4.4's transactional store)")
+    runs = data["throughput"]["settings"]["runs"]
+    ax.set_xlabel(f"records/s / {ref}'s (> 1: faster than Kafka 4.4's transactional store); "
+                  + (f"median of {runs} runs, bars: min-max" if runs > 1 else "one run per column, no spread"), fontsize=8)
     ax.set_title("exactly-once app throughput" + (" (SMOKE RUN: meaningless)" if data["smoke"] else ""), fontsize=10)
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
     fig.tight_layout()
@@ -292,7 +294,7 @@ def memory_md(data, plotted):
     cells = memory_cells(data)
     refst = cells.get(ref, {}).get("vmHwmMiB")
     out = ["### Memory: peak RSS with many stores\n",
-           f"{s['workload']} ({s['jvm']}). {s['repeats']} repeat(s), in a rotated order; "
+           f"{s['workload'][:1].upper() + s['workload'][1:]} ({s['jvm']}). {s['repeats']} repeat(s), in a rotated order; "
            + ("median, min–max in parentheses" if s["repeats"] > 1 else "one run, so no spread")
            + f". The ratio is `{ref}`'s peak RSS over the column's (> 1: less memory than Kafka's "
            f"transactional store). This part took {b.duration(round(m['seconds']))}.\n"]
@@ -327,14 +329,15 @@ def plot_memory(plt, data, path):
     med = [st[0] for st in sts]
     err = [[st[0] - st[1] for st in sts], [st[2] - st[0] for st in sts]]
     ax.barh(ys, med, xerr=err, color=[COLORS.get(c) for c in cols], capsize=3, height=0.6)
-    for y, x in zip(ys, med):
-        ax.text(x * 1.01 + 1, y, f"{b.fmt(x)} MiB", va="center", fontsize=8)
+    for y, x, st in zip(ys, med, sts):
+        ax.text(st[2] + max(med) * 0.02, y, f"{b.fmt(x)} MiB", va="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels(cols, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, max(med) * 1.25)
     s = data["memory"]["settings"]
-    ax.set_xlabel(f"peak RSS (VmHWM, MiB) of one JVM with {s['stores']} stores x {s['keysPerStore']:,} keys")
+    ax.set_xlabel(f"peak RSS (VmHWM, MiB) of one JVM with {s['stores']} stores x {s['keysPerStore']:,} keys; "
+                  + (f"median of {s['repeats']}, bars: min-max" if s["repeats"] > 1 else "one run, no spread"), fontsize=8)
     ax.set_title("memory: peak RSS per column (lower is better)" + (" (SMOKE RUN: meaningless)" if data["smoke"] else ""),
                  fontsize=10)
     ax.grid(axis="x", linestyle=":", linewidth=0.5)
@@ -392,7 +395,7 @@ def section(data, plt=None, out_dir=None):
     if data["smoke"]:
         out.append("**SMOKE RUN: tiny sizes; the figures mean nothing.**\n")
     if not data.get("complete", True):
-        out.append("**INCOMPLETE RUN: a part failed; only the parts below were measured.**\n")
+        out.append("**INCOMPLETE RUN: it stopped or failed before the end; only what is below was measured.**\n")
     out.append(f"Written by `{data['command']}` on {data['generated']}"
                + (f" at commit `{data['gitCommit']}`" if data.get("gitCommit") else "")
                + f" (`bench/results/e2e.json`); the run took {b.duration(round(data['elapsedSeconds']))} on "
