@@ -3,7 +3,7 @@
 # a real broker, and peak RSS with 50 stores; ours (both strategies) vs Kafka 4.4's transactional
 # RocksDB store (the reference) vs Kafka's store with the flag off. See bench/README.md.
 #
-#   bench/e2e.sh                  # build, then everything at full size (~45 min on 2 cores) -> bench/results/e2e.json
+#   bench/e2e.sh                  # build, then everything at full size -> bench/results/e2e.json (see bench/README.md for times)
 #   bench/e2e.sh --smoke          # everything on tiny sizes (~1.5 min), into a temp dir; figures mean nothing
 #   bench/e2e.sh -De2e.parts=recovery -De2e.recovery.sizes=100000,1000000
 #
