@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
-# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke run, then the demo on a
+# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke runs, then the demo on a
 # real broker; the native library is built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -15,6 +15,10 @@ mvn -B --no-transfer-progress install
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
 # data in-process (figures mean nothing; results go to a temp dir, never to docs/).
 bench/run.sh --smoke --no-build
+# The end-to-end benchmarks, smoke mode: recovery after kill -9, exactly-once throughput and peak RSS
+# with many stores, on tiny sizes against a real broker (~1.5 min; results to a temp dir, never to
+# docs/ or bench/results). It packages the tests and bench modules first (nothing recompiles).
+bench/e2e.sh --smoke
 # The Gradle build of the library (Debian's gradle 4.4), and a Gradle app consuming this checkout
 # through a composite build (includeBuild); both reuse $CARGO_TARGET_DIR.
 gradle -q --console=plain build
