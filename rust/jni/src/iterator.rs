@@ -56,21 +56,21 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIte
     handle: jlong,
     buffer: JByteArray<'l>,
     max_entries: jint,
+    max_bytes: jint,
 ) -> jint {
     run(&mut env, |env| {
         if buffer.is_null() {
             return Err(invalid("chunk buffer must not be null"));
         }
-        if max_entries <= 0 {
-            return Err(invalid(format!("chunk limit must be positive, got {max_entries} entries")));
+        if max_entries <= 0 || max_bytes <= 0 {
+            return Err(invalid(format!("chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes")));
         }
         let capacity = array_length(env, &buffer);
         let mut guard = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
         let it = &mut *guard;
         if it.chunk.is_empty() {
-            // The buffer's size is the chunk's soft byte limit (the last entry may cross it).
             let chunk = &mut it.chunk;
-            it.entries.next_chunk(max_entries as usize, capacity.max(1), &mut |k, v| codec::push_entry(chunk, k, v))?;
+            it.entries.next_chunk(max_entries as usize, max_bytes as usize, &mut |k, v| codec::push_entry(chunk, k, v))?;
         }
         let length = it.chunk.len();
         if length > capacity {

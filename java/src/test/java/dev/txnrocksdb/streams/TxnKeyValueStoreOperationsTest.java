@@ -272,7 +272,7 @@ class TxnKeyValueStoreOperationsTest {
         return out;
     }
 
-    /** Entries bigger than an iterator's chunk buffer (64 KiB) grow it; nothing is lost or reordered. */
+    /** Entries bigger than an iterator's chunk buffer grow it; nothing is lost or reordered. */
     @ParameterizedTest
     @EnumSource(Mode.class)
     void aScanReturnsEntriesBiggerThanItsChunkBuffer(Mode mode) {

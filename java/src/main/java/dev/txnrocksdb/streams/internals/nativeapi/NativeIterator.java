@@ -25,11 +25,14 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     /** Entries per JNI call: amortizes the call while keeping a short scan cheap. */
     static final int CHUNK_MAX_ENTRIES = 256;
+    /** Soft byte limit per chunk (the native side always returns at least one entry). */
+    static final int CHUNK_MAX_BYTES = 1 << 20;
     /**
-     * Initial size of the iterator's chunk buffer, which is also the chunk's soft byte limit (the
-     * native side always returns at least one entry: a bigger one grows the buffer).
+     * Initial size of an iterator's chunk buffer: small, since most iterators (a fetch, a
+     * findSessions) return a few entries; it grows to the first chunk that needs more and is then
+     * reused for every chunk.
      */
-    static final int CHUNK_BUFFER_BYTES = 64 << 10;
+    static final int CHUNK_BUFFER_BYTES = 4 << 10;
 
     static {
         NativeLibrary.load();
@@ -149,10 +152,10 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
             if (buffer == null) {
                 buffer = new byte[CHUNK_BUFFER_BYTES];
             }
-            int length = next(iterator, buffer, CHUNK_MAX_ENTRIES);
+            int length = next(iterator, buffer, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
             while (length < 0) {
-                buffer = new byte[Math.max(-length, buffer.length * 2)];
-                length = next(iterator, buffer, CHUNK_MAX_ENTRIES);
+                buffer = new byte[Math.max(-length, Math.min(buffer.length * 2, CHUNK_MAX_BYTES))];
+                length = next(iterator, buffer, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
             }
             if (length == 0) {
                 // Exhausted: release the native snapshot now rather than at close().
@@ -187,12 +190,12 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     // ---------------------------------------------------------------- natives (rust/jni/src/iterator.rs)
 
     /**
-     * Writes the next chunk of at most maxEntries entries (and about buffer.length bytes, but
-     * always at least one entry), in the chunk format, to the start of buffer. Returns its length;
-     * 0 once the iterator is exhausted; minus the chunk's length when it does not fit buffer (the
-     * chunk is kept: call again with a buffer at least that big).
+     * Writes the next chunk of at most maxEntries entries (and about maxBytes bytes, but always at
+     * least one entry), in the chunk format, to the start of buffer. Returns its length; 0 once
+     * the iterator is exhausted; minus the chunk's length when it does not fit buffer (the chunk
+     * is kept: call again with a buffer at least that big).
      */
-    private static native int next(long iterator, byte[] buffer, int maxEntries);
+    private static native int next(long iterator, byte[] buffer, int maxEntries, int maxBytes);
 
     /** Frees the native iterator; the handle must not be used again. */
     private static native void close(long iterator);
