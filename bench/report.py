@@ -258,7 +258,10 @@ def markdown(data, plots, e2e=None, plt=None, docs=None):
         out.append("![ours / kafka-txn per operation](bench-ratios.png)\n")
     out.append("## Goals of issue 10\n")
     out.append(goals(data) + "\n")
-    out.append("Not covered by this harness (issue 10 lists them too):\n")
+    out.append("Why the goals not met are not: [profiles.md](profiles.md) (CPU profiles of ours and of "
+               "Kafka's transactional store, `bench/profile.sh`).\n")
+    if e2e is None:
+        out.append("Not covered by this harness (issue 10 lists them too):\n")
     if e2e is not None:
         out.append("Measured by `bench/e2e.sh` (see the end-to-end section below):\n")
         out += [f"- {line}" for line in report_e2e.goal_lines(e2e)]
