@@ -100,7 +100,10 @@ fn options() -> Options {
     // Restored records and the offsets committed after them skip the WAL (`Db::write_restored`):
     // flushing the families together keeps offsets from being persisted ahead of those records.
     options.set_atomic_flush(true);
+    // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
+    // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);
+    options.set_max_log_file_size(1 << 20);
     options.set_keep_log_file_num(2);
     options
 }

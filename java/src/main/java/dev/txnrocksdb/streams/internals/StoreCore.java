@@ -1,6 +1,7 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -106,6 +107,7 @@ public final class StoreCore<S extends NativeStore> {
         }
         StoreSettings settings = StoreSettings.from(context.appConfigs()).withTransactionStrategy(storeStrategy);
         settings.validate(name, transactional);
+        NativeLogging.install();
         settings.applyMemoryBudget();
         Path dir = context.stateDir().toPath().resolve(name);
         try {
