@@ -1,5 +1,10 @@
 package dev.txnrocksdb.streams;
 
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
 /**
  * Names of the configuration entries txn-rocksdb stores read from the Kafka Streams application
  * configuration (the {@code Properties} passed to {@code KafkaStreams}; each store reads them
@@ -9,6 +14,13 @@ package dev.txnrocksdb.streams;
  * Kafka's {@code enable.transactional.statestores=true}
  * ({@code StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG}); see
  * {@link TransactionalStateStore}.
+ *
+ * <p>Every entry is defined once, in {@link #configDef()} (type, default, valid values,
+ * documentation, importance), the counterpart of {@code StreamsConfig.configDef()}. The settings
+ * are validated when {@link TxnRocksDBDslStoreSuppliers} is configured and when a store is
+ * initialized: a malformed value is a {@link ConfigException} naming the key, the value and what
+ * is allowed; an unknown {@code txn.rocksdb.*} key is logged as a warning naming the closest known
+ * key; {@code rocksdb.config.setter} is logged as a warning, since it does not apply to these stores.
  */
 public final class TxnRocksDBConfig {
     /**
@@ -78,5 +90,51 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #DSL_TRANSACTIONAL_CONFIG}. */
     public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
 
+    /** {@value}: the prefix of every txn-rocksdb entry. */
+    public static final String PREFIX = "txn.rocksdb.";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+        .define(COMMIT_SYNC_CONFIG, Type.BOOLEAN, COMMIT_SYNC_DEFAULT, Importance.HIGH,
+            "true fsyncs the write-ahead log at every commit (survives power loss); false returns once the commit"
+                + " is in the OS page cache (survives kill -9)")
+        .define(TRANSACTION_STRATEGY_CONFIG, Type.STRING, TRANSACTION_STRATEGY_DEFAULT, new StrategyValidator(),
+            Importance.MEDIUM,
+            "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
+                + " commit) or secondary-store (a temporary store on disk, for transactions larger than memory)")
+        .define(MEMORY_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, MEMORY_BLOCK_CACHE_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.MEDIUM,
+            "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")
+        .define(MEMORY_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, MEMORY_WRITE_BUFFER_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.MEDIUM,
+            "bytes of memtables shared by every store in the process, charged to the block cache (part of it, not"
+                + " added to it); fixed by the first store that opens")
+        .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
+            "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
+                + " from dsl.store.suppliers.class)");
+
     private TxnRocksDBConfig() {}
+
+    /**
+     * The definition of every {@code txn.rocksdb.*} entry.
+     *
+     * @return a copy, which the caller may extend
+     */
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    /** Accepts what {@link TransactionStrategy#parse} accepts, with its message otherwise. */
+    private static final class StrategyValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof TransactionStrategy)) {
+                TransactionStrategy.parse(value == null ? null : value.toString());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "[" + TransactionStrategy.allowedValues() + "] (case-insensitive)";
+        }
+    }
 }

@@ -16,6 +16,7 @@ public final class StoreSettings {
     private final boolean syncCommit;
     private final TransactionStrategy transactionStrategy;
     private final boolean consistencyEnabled;
+    private final boolean dslTransactional;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
 
@@ -25,32 +26,38 @@ public final class StoreSettings {
         this.syncCommit = settings.syncCommit;
         this.transactionStrategy = transactionStrategy;
         this.consistencyEnabled = settings.consistencyEnabled;
+        this.dslTransactional = settings.dslTransactional;
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
     }
 
-    private StoreSettings(Map<String, Object> configs) {
+    private StoreSettings(Map<String, ?> configs) {
+        Map<String, Object> ours = ConfigValidation.parse(configs);
         this.exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
             ConfigValues.stringValue(configs, StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         this.transactionalStateStoresEnabled =
             ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
-        this.syncCommit = ConfigValues.booleanValue(configs, TxnRocksDBConfig.COMMIT_SYNC_CONFIG,
-            TxnRocksDBConfig.COMMIT_SYNC_DEFAULT);
-        this.transactionStrategy = transactionStrategyValue(configs);
+        this.syncCommit = (Boolean) ours.get(TxnRocksDBConfig.COMMIT_SYNC_CONFIG);
+        this.transactionStrategy = TransactionStrategy.parse((String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
+        this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
         this.consistencyEnabled = ConfigValues.booleanValue(configs,
             StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        this.blockCacheBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
-        this.writeBufferBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+        // Set only when configured: otherwise the native library's defaults (the same values) apply.
+        this.blockCacheBytes = configs.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG) == null
+            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
+        this.writeBufferBytes = configs.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG) == null
+            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
     }
 
     /**
-     * Reads the settings.
+     * Reads and validates the settings (see {@link ConfigValidation}).
      *
-     * @throws org.apache.kafka.common.config.ConfigException for a malformed txn-rocksdb entry
+     * @throws org.apache.kafka.common.config.ConfigException for a malformed txn-rocksdb entry,
+     *     naming its key, its value and what is allowed
      */
-    public static StoreSettings from(Map<String, Object> configs) {
+    public static StoreSettings from(Map<String, ?> configs) {
         return new StoreSettings(configs == null ? Map.of() : configs);
     }
 
@@ -113,20 +120,14 @@ public final class StoreSettings {
         return transactionStrategy;
     }
 
+    /** {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG}. */
+    public boolean dslTransactional() {
+        return dslTransactional;
+    }
+
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */
     public boolean consistencyEnabled() {
         return consistencyEnabled;
-    }
-
-    private static TransactionStrategy transactionStrategyValue(Map<String, Object> configs) {
-        Object value = configs.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG);
-        if (value == null) {
-            return TransactionStrategy.parse(TxnRocksDBConfig.TRANSACTION_STRATEGY_DEFAULT);
-        }
-        if (value instanceof TransactionStrategy) {
-            return (TransactionStrategy) value;
-        }
-        return TransactionStrategy.parse(value.toString());
     }
 
     /** Applies the memory budget, if one is configured, before the first store of the process opens. */
