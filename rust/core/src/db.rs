@@ -7,6 +7,8 @@
 
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::stats::{self, RecoveryCounters};
+use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode,
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
@@ -64,6 +66,8 @@ pub(crate) struct Db {
     /// Restored changelog records were written without the WAL since the last flush of `data`
     /// ([`Db::write_restored`]); commits then follow [`Db::write_commit`]'s rules.
     restored_unflushed: AtomicBool,
+    /// What recovery did since the store opened (`stats.rs`).
+    pub(crate) recovery: RecoveryCounters,
 }
 
 fn options() -> Options {
@@ -115,9 +119,13 @@ impl Db {
         let mut db_options = options();
         db_options.create_if_missing(true);
         db_options.create_missing_column_families(true);
+        if stats::statistics_enabled() {
+            db_options.enable_statistics();
+            db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
+        }
         let families = [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()));
         let rocks = DB::open_cf_descriptors(&db_options, path, families).map_err(|e| Error::storage(path, e))?;
-        Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false) })
+        Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false), recovery: RecoveryCounters::default() })
     }
 
     pub(crate) fn data(&self) -> &ColumnFamily {

@@ -24,6 +24,7 @@ mod secondary;
 pub mod segmented;
 pub mod session;
 mod staging;
+pub mod stats;
 mod store;
 pub mod window;
 
