@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::stats::{self, RecoveryCounters};
+use crate::tuning;
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
     BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode,
@@ -116,14 +117,18 @@ impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
     pub(crate) fn open(path: &Path, sync_commit: bool) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
-        let mut db_options = options();
+        // Tuning (`tuning.rs`) cannot touch what the settings below and in `options` guarantee.
+        let mut db_options = tuning::apply(path, options())?;
         db_options.create_if_missing(true);
         db_options.create_missing_column_families(true);
         if stats::statistics_enabled() {
             db_options.enable_statistics();
             db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
         }
-        let families = [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()));
+        let mut families = Vec::new();
+        for name in [DATA_CF, OFFSETS_CF, TXN_CF] {
+            families.push(ColumnFamilyDescriptor::new(name, tuning::apply(path, options())?));
+        }
         let rocks = DB::open_cf_descriptors(&db_options, path, families).map_err(|e| Error::storage(path, e))?;
         Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false), recovery: RecoveryCounters::default() })
     }

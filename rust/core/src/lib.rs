@@ -26,6 +26,7 @@ pub mod session;
 mod staging;
 pub mod stats;
 mod store;
+pub mod tuning;
 pub mod window;
 
 pub use db::Write;

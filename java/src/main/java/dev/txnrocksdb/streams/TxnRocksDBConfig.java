@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -90,6 +91,22 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #DSL_TRANSACTIONAL_CONFIG}. */
     public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
 
+    /**
+     * {@value}: string, default empty. RocksDB options for every txn-rocksdb store, in RocksDB's
+     * option-string syntax ({@code key=value;key=value}, nested table options as
+     * {@code block_based_table_factory={key=value;...}}), applied after txn-rocksdb's own when a
+     * store opens. {@value #ROCKSDB_OPTIONS_STORE_PREFIX}{@code <store name>} adds options for one
+     * store, applied after these. Both are checked with RocksDB's parser when the settings are
+     * validated; options that correctness or the shared memory budget depend on (atomic and manual
+     * WAL flush, WAL recovery, comparator, memtable and table factories, the block cache, ...) are
+     * refused with the reason. The memory budget is set with {@link #MEMORY_BLOCK_CACHE_BYTES_CONFIG}
+     * and {@link #MEMORY_WRITE_BUFFER_BYTES_CONFIG}.
+     */
+    public static final String ROCKSDB_OPTIONS_CONFIG = "txn.rocksdb.options";
+
+    /** {@value}: the prefix of the per-store form of {@link #ROCKSDB_OPTIONS_CONFIG}, followed by the store name. */
+    public static final String ROCKSDB_OPTIONS_STORE_PREFIX = "txn.rocksdb.options.";
+
     /** {@value}: the prefix of every txn-rocksdb entry. */
     public static final String PREFIX = "txn.rocksdb.";
 
@@ -108,6 +125,10 @@ public final class TxnRocksDBConfig {
             Importance.MEDIUM,
             "bytes of memtables shared by every store in the process, charged to the block cache (part of it, not"
                 + " added to it); fixed by the first store that opens")
+        .define(ROCKSDB_OPTIONS_CONFIG, Type.STRING, "", new RocksDBOptionsValidator(), Importance.LOW,
+            "RocksDB options for every store, in RocksDB's option-string syntax (key=value;key={nested=value}),"
+                + " checked with RocksDB's parser; txn.rocksdb.options.{store name} adds options for one store. Options"
+                + " that correctness or the shared memory budget depend on are refused with the reason")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");
@@ -121,6 +142,31 @@ public final class TxnRocksDBConfig {
      */
     public static ConfigDef configDef() {
         return new ConfigDef(CONFIG);
+    }
+
+    /** Checks a value of {@link #ROCKSDB_OPTIONS_CONFIG} (or its per-store form) with RocksDB's parser. */
+    private static final class RocksDBOptionsValidator implements ConfigDef.Validator {
+        /** How the native library starts the message of an invalid argument. */
+        private static final String NATIVE_PREFIX = "invalid argument: ";
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null) {
+                throw new ConfigException(name, null, "Expected RocksDB options (key=value;...), not null");
+            }
+            try {
+                NativeTuning.check(value.toString());
+            } catch (IllegalArgumentException e) {
+                String message = String.valueOf(e.getMessage());
+                throw new ConfigException(name, value, message.startsWith(NATIVE_PREFIX)
+                    ? message.substring(NATIVE_PREFIX.length()) : message);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "RocksDB options (key=value;...)";
+        }
     }
 
     /** Accepts what {@link TransactionStrategy#parse} accepts, with its message otherwise. */

@@ -39,6 +39,8 @@ public final class ConfigValidation {
         configs.forEach((key, value) -> {
             if (value != null && DEFINITION.names().contains(key)) {
                 ours.put(key, value instanceof TransactionStrategy ? ((TransactionStrategy) value).configName() : value);
+            } else if (value != null && isStoreOptionsKey(key)) {
+                DEFINITION.configKeys().get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG).validator.ensureValid(key, value);
             }
         });
         for (String warning : warnings(configs)) {
@@ -49,11 +51,17 @@ public final class ConfigValidation {
         return DEFINITION.parse(ours);
     }
 
+    /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#ROCKSDB_OPTIONS_CONFIG}. */
+    static boolean isStoreOptionsKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX)
+            && key.length() > TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length();
+    }
+
     /** What {@link #parse} warns about: unknown {@code txn.rocksdb.*} keys, and {@code rocksdb.config.setter}. */
     static List<String> warnings(Map<String, ?> configs) {
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(configs).forEach((key, value) -> {
-            if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key)) {
+            if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)) {
                 warnings.add("Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
             }
         });
@@ -61,9 +69,10 @@ public final class ConfigValidation {
         if (setter != null) {
             String name = setter instanceof Class ? ((Class<?>) setter).getName() : setter.toString();
             warnings.add(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + "=" + name + " does not apply to txn-rocksdb"
-                + " stores (only to Kafka's own RocksDB stores): they share one process-wide memory budget, set with "
-                + TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG + " and " + TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG
-                + ", and their other RocksDB options are fixed");
+                + " stores (only to Kafka's own RocksDB stores): tune them with " + TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG
+                + " (or " + TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "<store name>), and set their shared memory budget"
+                + " with " + TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG + " and "
+                + TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
         }
         return warnings;
     }

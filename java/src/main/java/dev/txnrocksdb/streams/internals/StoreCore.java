@@ -4,6 +4,7 @@ import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,6 +125,8 @@ public final class StoreCore<S extends NativeStore> {
         boolean statistics = RecordingLevel.DEBUG.name().equalsIgnoreCase(
             ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         NativeStoreStatistics.collectRocksDBStatistics(statistics);
+        String[] rocksDBOptions = settings.rocksDBOptions(name);
+        NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
         S opened = opener.open(dir, settings);
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();

@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
@@ -17,6 +18,8 @@ public final class StoreSettings {
     private final TransactionStrategy transactionStrategy;
     private final boolean consistencyEnabled;
     private final boolean dslTransactional;
+    private final String rocksDBOptions;
+    private final Map<String, String> storeRocksDBOptions;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
 
@@ -27,6 +30,8 @@ public final class StoreSettings {
         this.transactionStrategy = transactionStrategy;
         this.consistencyEnabled = settings.consistencyEnabled;
         this.dslTransactional = settings.dslTransactional;
+        this.rocksDBOptions = settings.rocksDBOptions;
+        this.storeRocksDBOptions = settings.storeRocksDBOptions;
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
     }
@@ -40,6 +45,14 @@ public final class StoreSettings {
         this.syncCommit = (Boolean) ours.get(TxnRocksDBConfig.COMMIT_SYNC_CONFIG);
         this.transactionStrategy = TransactionStrategy.parse((String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
         this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
+        this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
+        Map<String, String> perStore = new HashMap<>();
+        configs.forEach((key, value) -> {
+            if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
+                perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
+            }
+        });
+        this.storeRocksDBOptions = Map.copyOf(perStore);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
         this.consistencyEnabled = ConfigValues.booleanValue(configs,
@@ -123,6 +136,14 @@ public final class StoreSettings {
     /** {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG}. */
     public boolean dslTransactional() {
         return dslTransactional;
+    }
+
+    /**
+     * The RocksDB options for every store ({@link TxnRocksDBConfig#ROCKSDB_OPTIONS_CONFIG}) and
+     * the store's own ({@code txn.rocksdb.options.<store name>}), each possibly empty.
+     */
+    public String[] rocksDBOptions(String storeName) {
+        return new String[] {rocksDBOptions, storeRocksDBOptions.getOrDefault(storeName, "")};
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */

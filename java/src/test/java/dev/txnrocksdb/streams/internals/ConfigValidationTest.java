@@ -62,6 +62,27 @@ class ConfigValidationTest {
     }
 
     @Test
+    void rocksDbOptionsAreCheckedWithRocksDbsParserAndTheForbiddenOnesRefused() {
+        Map<String, Object> parsed = ConfigValidation.parse(Map.of(
+            TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "write_buffer_size=67108864;max_write_buffer_number=4",
+            "txn.rocksdb.options.word-counts", "block_based_table_factory={block_size=16384}"));
+        assertEquals("write_buffer_size=67108864;max_write_buffer_number=4", parsed.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG));
+        assertEquals(List.of(), ConfigValidation.warnings(Map.of("txn.rocksdb.options.word-counts", "")), "a per-store key is known");
+        assertEquals("", ConfigValidation.parse(Map.of()).get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG));
+
+        ConfigException e = assertThrows(ConfigException.class,
+            () -> ConfigValidation.parse(Map.of(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "write_bufer_size=1")));
+        assertTrue(e.getMessage().startsWith("Invalid value write_bufer_size=1 for configuration txn.rocksdb.options:"
+            + " invalid RocksDB options 'write_bufer_size=1': Invalid argument: Extra option not recognized: write_bufer_size"),
+            e.getMessage());
+        e = assertThrows(ConfigException.class,
+            () -> ConfigValidation.parse(Map.of("txn.rocksdb.options.word-counts", "atomic_flush=false")));
+        assertEquals("Invalid value atomic_flush=false for configuration txn.rocksdb.options.word-counts: RocksDB option"
+            + " 'atomic_flush' cannot be changed for txn-rocksdb stores: restored records and their offsets are flushed"
+            + " together (atomic flush), which crash safety relies on", e.getMessage());
+    }
+
+    @Test
     void theDslSuppliersValidateEverySettingWhenConfigured() {
         TxnRocksDBDslStoreSuppliers suppliers = new TxnRocksDBDslStoreSuppliers();
         ConfigException e = assertThrows(ConfigException.class,
@@ -124,6 +145,9 @@ class ConfigValidationTest {
 
     private static String defaultText(ConfigDef.ConfigKey key) {
         Object value = key.defaultValue;
+        if ("".equals(value)) {
+            return "(empty)";
+        }
         if (value instanceof Long && (Long) value % (1L << 20) == 0) {
             return "`" + value + "` (" + ((Long) value >> 20) + " MiB)";
         }
