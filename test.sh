@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
-# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke run, then the demo on a
+# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke runs, then the demo on a
 # real broker; the native library is built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -10,11 +10,19 @@ cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
-mvn -B --no-transfer-progress install -Dcargo.target.dir="${CARGO_TARGET_DIR:-$PWD/target}"
+# The native library comes from $CARGO_TARGET_DIR (else target/), where cargo test just built RocksDB.
+mvn -B --no-transfer-progress install
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
 # data in-process (figures mean nothing; results go to a temp dir, never to docs/).
 bench/run.sh --smoke --no-build
-# The artifact as a Gradle dependency (Debian's gradle, from mavenLocal()).
+# The end-to-end benchmarks, smoke mode: recovery after kill -9, exactly-once throughput and peak RSS
+# with many stores, on tiny sizes against a real broker (~1.5 min; results to a temp dir, never to
+# docs/ or bench/results). It packages the tests and bench modules first (nothing recompiles).
+bench/e2e.sh --smoke
+# The Gradle build of the library (Debian's gradle 4.4), and a Gradle app consuming this checkout
+# through a composite build (includeBuild); both reuse $CARGO_TARGET_DIR.
+gradle -q --console=plain build
 (cd examples/gradle-app && gradle -q --console=plain run)
-# The README's demo, end to end: a real KRaft broker, exactly-once word count, kill -9 and restart.
-TXN_ROCKSDB_LIB="${CARGO_TARGET_DIR:-$PWD/target}/release/libtxn_rocksdb_jni.so" ./demo.sh
+# The README's demo, end to end and exactly as the README runs it: a real KRaft broker,
+# exactly-once word count, kill -9 and restart.
+./demo.sh

@@ -17,6 +17,8 @@ import os
 import subprocess
 import sys
 
+import report_e2e
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OURS = [("txn", "ours, indexed-batch"), ("txn-secondary", "ours, secondary-store")]
 COLUMN_NOTES = {
@@ -227,7 +229,7 @@ def plot_columns(plt, data, path):
     return True
 
 
-def markdown(data, plots):
+def markdown(data, plots, e2e=None, plt=None, docs=None):
     s = data["settings"]
     m = data["machine"]
     ref = data["reference"]
@@ -257,7 +259,12 @@ def markdown(data, plots):
     out.append("## Goals of issue 10\n")
     out.append(goals(data) + "\n")
     out.append("Not covered by this harness (issue 10 lists them too):\n")
-    out += [f"- {line}" for line in NOT_MEASURED]
+    if e2e is not None:
+        out.append("Measured by `bench/e2e.sh` (see the end-to-end section below):\n")
+        out += [f"- {line}" for line in report_e2e.goal_lines(e2e)]
+        out.append("")
+        out.append("Not measured by either harness:\n")
+    out += [f"- {line}" for line in (NOT_MEASURED[3:] if e2e is not None else NOT_MEASURED)]
     out.append("")
     out.append("## Results\n")
     out.append(table(data) + "\n")
@@ -272,6 +279,8 @@ def markdown(data, plots):
     out.append("## What each operation is\n")
     out.append("See [bench/README.md](../bench/README.md): one JMH method per operation, 16-byte keys, 100-byte "
                "values unless stated; raw JMH JSON per round and suite beside `bench/results/latest.json`.\n")
+    if e2e is not None:
+        out.append(report_e2e.section(e2e, plt, docs))
     return "\n".join(out)
 
 
@@ -279,6 +288,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(REPO, "bench", "results", "latest.json"))
     ap.add_argument("--docs", default=os.path.join(REPO, "docs"))
+    ap.add_argument("--e2e", default=os.path.join(REPO, "bench", "results", "e2e.json"),
+                    help="bench/e2e.sh's results (skipped if the file does not exist)")
     args = ap.parse_args()
     with open(args.results) as f:
         data = json.load(f)
@@ -291,9 +302,15 @@ def main():
     if plt is not None:
         plots["ratios"] = plot_ratios(plt, data, os.path.join(docs, "bench-ratios.png"))
         plots["columns"] = plot_columns(plt, data, os.path.join(docs, "bench-columns.png"))
+    e2e = None
+    if os.path.exists(args.e2e):
+        with open(args.e2e) as f:
+            e2e = json.load(f)
+        if e2e["smoke"] and docs == os.path.join(REPO, "docs"):
+            sys.exit("report.py: refusing to write a smoke run's end-to-end results into docs/ (pass --e2e)")
     md = os.path.join(docs, "benchmarks.md")
     with open(md, "w") as f:
-        f.write(markdown(data, plots))
+        f.write(markdown(data, plots, e2e, plt, docs))
     print("Wrote " + md + "".join(", " + os.path.join(docs, f"bench-{k}.png") for k, v in plots.items() if v))
 
 

@@ -7,11 +7,12 @@
 
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::offsets;
 use crate::stats::{self, RecoveryCounters};
 use crate::tuning;
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
-    BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode,
+    BlockBasedIndexType, BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
@@ -76,8 +77,16 @@ fn options() -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(&budget.cache);
     table.set_bloom_filter(10.0, false);
-    // Index and filter blocks live in the block cache, so they count against the budget too.
+    // Index and filter blocks live in the block cache, so they count against the budget too. They
+    // are partitioned (two-level, 4 KiB partitions, the top level pinned): an SST's whole index or
+    // filter is bigger than a cache shard once a store holds a few million keys, so it would be
+    // evicted and read back from disk (and checksummed) on every get, which made gets 10x slower.
     table.set_cache_index_and_filter_blocks(true);
+    table.set_cache_index_and_filter_blocks_with_high_priority(true);
+    table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+    table.set_partition_filters(true);
+    table.set_metadata_block_size(4096);
+    table.set_pin_top_level_index_and_filter(true);
     table.set_pin_l0_filter_and_index_blocks_in_cache(true);
     let mut options = Options::default();
     options.set_block_based_table_factory(&table);
@@ -105,6 +114,9 @@ fn options() -> Options {
     // Restored records and the offsets committed after them skip the WAL (`Db::write_restored`):
     // flushing the families together keeps offsets from being persisted ahead of those records.
     options.set_atomic_flush(true);
+    // A WAL damaged before its end fails the open (`Db::open` decides what then); RocksDB's
+    // default would silently stop replaying at the damage and drop every later commit.
+    options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
     // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
     // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);
@@ -115,22 +127,21 @@ fn options() -> Options {
 
 impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
-    pub(crate) fn open(path: &Path, sync_commit: bool) -> Result<Db> {
+    /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
+    /// `recover_corrupted_wal` (see `StoreOptions::recover_corrupted_wal`).
+    pub(crate) fn open(path: &Path, sync_commit: bool, recover_corrupted_wal: bool) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
-        // Tuning (`tuning.rs`) cannot touch what the settings below and in `options` guarantee.
-        let mut db_options = tuning::apply(path, options())?;
-        db_options.create_if_missing(true);
-        db_options.create_missing_column_families(true);
-        if stats::statistics_enabled() {
-            db_options.enable_statistics();
-            db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
-        }
-        let mut families = Vec::new();
-        for name in [DATA_CF, OFFSETS_CF, TXN_CF] {
-            families.push(ColumnFamilyDescriptor::new(name, tuning::apply(path, options())?));
-        }
-        let rocks = DB::open_cf_descriptors(&db_options, path, families).map_err(|e| Error::storage(path, e))?;
-        Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false), recovery: RecoveryCounters::default() })
+        let rocks = match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords) {
+            Err(e) if e.kind() == rust_rocksdb::ErrorKind::Corruption => open_after_corruption(path, e, recover_corrupted_wal)?,
+            opened => opened.map_err(|e| Error::storage(path, e))?,
+        };
+        Ok(Db {
+            rocks,
+            path: path.to_path_buf(),
+            sync_commit,
+            restored_unflushed: AtomicBool::new(false),
+            recovery: RecoveryCounters::default(),
+        })
     }
 
     pub(crate) fn data(&self) -> &ColumnFamily {
@@ -252,6 +263,64 @@ impl Db {
         let family = rocks.cf_handle(family).expect("column families are created at open");
         rocks.raw_iterator_cf_opt(family, read_options)
     }
+}
+
+fn open_rocks(path: &Path, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
+    // Tuning (`tuning.rs`) comes first: it cannot touch what is set here and in `options`.
+    let mut db_options = tuning::apply(path, options());
+    db_options.create_if_missing(true);
+    db_options.create_missing_column_families(true);
+    db_options.set_wal_recovery_mode(recovery);
+    if stats::statistics_enabled() {
+        db_options.enable_statistics();
+        db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
+    }
+    DB::open_cf_descriptors(&db_options, path, families(path))
+}
+
+fn families(path: &Path) -> [ColumnFamilyDescriptor; 3] {
+    [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, tuning::apply(path, options())))
+}
+
+/// The open failed with `corruption`. If the instance opens read-only at the point in time
+/// before a damaged WAL record (so the damage is in the WAL, not in an SST file or the
+/// manifest), either refuse, or open read-write in that mode: RocksDB then keeps the commits
+/// before the damage and discards the rest of the log.
+fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: bool) -> Result<DB> {
+    let mut read_only = options();
+    read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
+    let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(path), false) {
+        Ok(rocks) => offsets::offsets_in(&rocks, path)?,
+        // not (only) the WAL: nothing to decide
+        Err(_) => return Err(Error::storage(path, corruption)),
+    };
+    let offsets = format!("{offsets:?}");
+    let wal = wal_files(path);
+    if !recover {
+        return Err(Error::CorruptedWal {
+            path: path.display().to_string(),
+            message: format!("{corruption}; WAL files {wal}"),
+            last_consistent_offsets: offsets,
+        });
+    }
+    let rocks = open_rocks(path, DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, e))?;
+    log::warn!(
+        "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
+         last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
+         and is restored from the changelog",
+        path.display()
+    );
+    Ok(rocks)
+}
+
+/// The names of the WAL files in `path`, for messages.
+fn wal_files(path: &Path) -> String {
+    let mut names: Vec<String> = std::fs::read_dir(path)
+        .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.retain(|name| name.ends_with(".log"));
+    names.sort();
+    names.join(", ")
 }
 
 impl Drop for Db {

@@ -10,6 +10,10 @@ pub enum Error {
     InvalidArgument(String),
     /// The store or iterator was already closed.
     Closed(String),
+    /// The store's write-ahead log is damaged before its end, and the store was opened without
+    /// `StoreOptions::recover_corrupted_wal`: opening it would silently drop the commits after
+    /// the damage. `last_consistent_offsets` describes the commit it could open at.
+    CorruptedWal { path: String, message: String, last_consistent_offsets: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -26,6 +30,13 @@ impl fmt::Display for Error {
             Error::Storage { path, message } => write!(f, "RocksDB error in store {path}: {message}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::Closed(m) => write!(f, "{m}"),
+            Error::CorruptedWal { path, message, last_consistent_offsets } => write!(
+                f,
+                "the write-ahead log of store {path} is damaged before its end ({message}): the commits after \
+                 the damage cannot be read back, so the store refuses to open rather than drop them \
+                 silently. Its last consistent commit has changelog offsets {last_consistent_offsets}; opening \
+                 it there loses every later commit (a store with a changelog restores them from it)"
+            ),
         }
     }
 }

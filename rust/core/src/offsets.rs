@@ -3,9 +3,10 @@
 //! Key layout: `b'o' ++ topic ++ 0x00 ++ partition (i32 BE)` → offset (i64 BE); the opaque
 //! position blob lives under `b"p"`. Topic names cannot contain 0x00, so keys never collide.
 
-use crate::db::Db;
+use crate::db::{Db, OFFSETS_CF};
 use crate::{Error, Result};
-use rust_rocksdb::WriteBatch;
+use rust_rocksdb::{WriteBatch, DB};
+use std::path::Path;
 
 /// A changelog topic partition.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -82,8 +83,14 @@ pub(crate) fn append_writes(batch: &mut WriteBatch, db: &Db, writes: &OffsetWrit
 
 /// The committed changelog offsets.
 pub(crate) fn committed_offsets(db: &Db) -> Result<Vec<(TopicPartition, i64)>> {
+    offsets_in(&db.rocks, &db.path)
+}
+
+/// The committed changelog offsets in `rocks` (a store's instance, perhaps opened read-only).
+pub(crate) fn offsets_in(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
     let mut out = Vec::new();
-    let mut entries = db.rocks.raw_iterator_cf(db.offsets());
+    let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
+    let mut entries = rocks.raw_iterator_cf(family);
     entries.seek_to_first();
     while let (Some(key), Some(value)) = (entries.key(), entries.value()) {
         if is_offset_key(key) {
@@ -91,7 +98,7 @@ pub(crate) fn committed_offsets(db: &Db) -> Result<Vec<(TopicPartition, i64)>> {
         }
         entries.next();
     }
-    entries.status().map_err(|e| db.err(e))?;
+    entries.status().map_err(|e| Error::storage(path, e))?;
     Ok(out)
 }
 

@@ -59,11 +59,18 @@ pub struct StoreOptions {
     pub sync_commit: bool,
     /// Where uncommitted writes live (ignored when not transactional).
     pub strategy: Strategy,
+    /// What opening does with a write-ahead log damaged before its end (a torn last record, as
+    /// a power loss leaves, is always tolerated: it was never acknowledged with `sync_commit`):
+    /// false refuses to open ([`crate::Error::CorruptedWal`]); true opens at the last commit
+    /// before the damage and logs a warning naming the store, the WAL file and the offsets it
+    /// opened at. Every commit after the damage is lost from the store; choose true only when a
+    /// changelog restores them.
+    pub recover_corrupted_wal: bool,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { transactional: true, sync_commit: false, strategy: Strategy::IndexedBatch }
+        StoreOptions { transactional: true, sync_commit: false, strategy: Strategy::IndexedBatch, recover_corrupted_wal: false }
     }
 }
 
@@ -106,7 +113,7 @@ impl KeyValueStore {
     /// commit forward, and the temporary store's uncommitted writes are thrown away (whatever the
     /// strategy now: a store may have been written with the other one).
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<KeyValueStore> {
-        let db = Arc::new(Db::open(path.as_ref(), options.sync_commit)?);
+        let db = Arc::new(Db::open(path.as_ref(), options.sync_commit, options.recover_corrupted_wal)?);
         secondary::recover_at_open(&db)?;
         let staging = match (options.transactional, options.strategy) {
             (false, _) => ChosenStaging::Direct(Direct::new(db.clone())),

@@ -122,16 +122,20 @@ pub fn set_for_store(store_name: &str, options: &[&str]) -> Result<()> {
 }
 
 /// `base` with the option strings registered for the store in `path` (named after its
-/// directory) applied; `base` itself when there are none.
-pub(crate) fn apply(path: &Path, mut base: Options) -> Result<Options> {
+/// directory) applied; `base` itself when there are none. They were checked when registered
+/// ([`set_for_store`]); should RocksDB still refuse one here, it is skipped with a warning.
+pub(crate) fn apply(path: &Path, mut base: Options) -> Options {
     let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
-        return Ok(base);
+        return base;
     };
     let registered = BY_STORE.lock().unwrap_or_else(PoisonError::into_inner).as_ref().and_then(|m| m.get(name).cloned());
     for options in registered.unwrap_or_default() {
-        base = parse_onto(&mut base, &options)?;
+        match parse_onto(&mut base, &options) {
+            Ok(tuned) => base = tuned,
+            Err(e) => log::warn!("store {}: RocksDB options not applied: {e}", path.display()),
+        }
     }
-    Ok(base)
+    base
 }
 
 #[cfg(test)]

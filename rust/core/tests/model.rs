@@ -74,7 +74,7 @@ fn tp() -> TopicPartition {
 
 fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
     let dir = tempfile::tempdir().unwrap();
-    let opts = StoreOptions { transactional, sync_commit: false, strategy };
+    let opts = StoreOptions { transactional, sync_commit: false, strategy, ..StoreOptions::default() };
     let mut db = Some(KeyValueStore::open(dir.path(), opts).unwrap());
     let mut m = Model::default();
     for op in ops {

@@ -59,6 +59,11 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
         }
         match err {
             NativeError::Core(e @ CoreError::Storage { .. }) => throw(env, STORAGE_EXCEPTION, e.to_string())?,
+            NativeError::Core(e @ CoreError::CorruptedWal { .. }) => throw(
+                env,
+                STORAGE_EXCEPTION,
+                format!("{e}. To open it there, set txn.rocksdb.wal.corruption=recover; or restore the directory from a backup"),
+            )?,
             NativeError::Core(e @ CoreError::InvalidArgument(_)) => throw(env, ARGUMENT_EXCEPTION, e.to_string())?,
             NativeError::Core(e @ CoreError::Closed(_)) => throw(env, CLOSED_EXCEPTION, e.to_string())?,
             NativeError::Jni(e) => throw(env, STORAGE_EXCEPTION, format!("JNI failure in txn-rocksdb: {e}"))?,

@@ -79,6 +79,24 @@ fn copy_array(env: &Env<'_>, array: &JByteArray<'_>) -> Vec<u8> {
     }
 }
 
+/// The length of a (non-null) Java `byte[]` (raw JNI: `GetArrayLength` never throws).
+pub(crate) fn array_length(env: &Env<'_>, array: &JByteArray<'_>) -> usize {
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this thread's valid JNIEnv and `array` a valid, non-null local reference.
+    unsafe { ((**raw).v1_1.GetArrayLength)(raw, array.as_raw()) as usize }
+}
+
+/// Copies `bytes` to the start of a (non-null) Java `byte[]` at least that long (raw JNI: the
+/// region lies inside the array, so `SetByteArrayRegion` cannot throw).
+pub(crate) fn fill_array(env: &Env<'_>, array: &JByteArray<'_>, bytes: &[u8]) {
+    debug_assert!(bytes.len() <= array_length(env, array));
+    let raw = env.get_raw();
+    // SAFETY: as in `copy_array`; the caller checked that the region fits the array.
+    unsafe {
+        ((**raw).v1_1.SetByteArrayRegion)(raw, array.as_raw(), 0, bytes.len() as jsize, bytes.as_ptr() as *const jbyte);
+    }
+}
+
 /// A new Java `byte[]` holding `bytes`, with two raw JNI calls (see [`copy_array`]): only
 /// `NewByteArray` can fail (out of memory: it returns null with the exception pending).
 pub(crate) fn new_array<'local>(env: &mut Env<'local>, bytes: &[u8]) -> NativeResult<JByteArray<'local>> {

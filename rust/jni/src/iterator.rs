@@ -5,7 +5,7 @@
 
 use crate::codec;
 use crate::ffi::{invalid, run};
-use crate::handles::{borrow, free, into_handle, to_java};
+use crate::handles::{array_length, borrow, fill_array, free, into_handle};
 use jni::objects::{JByteArray, JClass};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
@@ -32,14 +32,21 @@ impl Chunked for FilteredIter {
     }
 }
 
+/// An engine iterator and the chunk it is handing out.
+pub(crate) struct NativeIter {
+    entries: Box<dyn Chunked>,
+    /// The encoded chunk; kept when it did not fit the caller's buffer, until it does.
+    chunk: Vec<u8>,
+}
+
 /// What an iterator handle points to. The engine's iterators hold their own references to the
 /// store's data, so they stay valid whatever happens to the store handle; Java still closes them
 /// before the store.
-pub(crate) type IterHandle = Mutex<Box<dyn Chunked>>;
+pub(crate) type IterHandle = Mutex<NativeIter>;
 
 /// Moves an engine iterator to the heap and returns its handle.
 pub(crate) fn iter_handle(it: impl Chunked + 'static) -> jlong {
-    into_handle::<IterHandle>(Mutex::new(Box::new(it)))
+    into_handle::<IterHandle>(Mutex::new(NativeIter { entries: Box::new(it), chunk: Vec::new() }))
 }
 
 #[unsafe(no_mangle)]
@@ -47,17 +54,32 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIte
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
+    buffer: JByteArray<'l>,
     max_entries: jint,
-    max_bytes: jint,
-) -> JByteArray<'l> {
+) -> jint {
     run(&mut env, |env| {
-        if max_entries <= 0 || max_bytes <= 0 {
-            return Err(invalid(format!("chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes")));
+        if buffer.is_null() {
+            return Err(invalid("chunk buffer must not be null"));
         }
-        let mut it = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
-        let mut chunk = Vec::new();
-        let n = it.next_chunk(max_entries as usize, max_bytes as usize, &mut |k, v| codec::push_entry(&mut chunk, k, v))?;
-        to_java(env, (n > 0).then_some(chunk))
+        if max_entries <= 0 {
+            return Err(invalid(format!("chunk limit must be positive, got {max_entries} entries")));
+        }
+        let capacity = array_length(env, &buffer);
+        let mut guard = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
+        let it = &mut *guard;
+        if it.chunk.is_empty() {
+            // The buffer's size is the chunk's soft byte limit (the last entry may cross it).
+            let chunk = &mut it.chunk;
+            it.entries.next_chunk(max_entries as usize, capacity.max(1), &mut |k, v| codec::push_entry(chunk, k, v))?;
+        }
+        let length = it.chunk.len();
+        if length > capacity {
+            // Kept for the next call, with a buffer at least this big.
+            return i32::try_from(length).map(|n| -n).map_err(|_| invalid(format!("a chunk of {length} bytes does not fit a Java array")));
+        }
+        fill_array(env, &buffer, &it.chunk);
+        it.chunk.clear();
+        Ok(length as jint)
     })
 }
 

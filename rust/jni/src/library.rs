@@ -2,7 +2,7 @@
 
 use crate::ffi::{invalid, run};
 use crate::handles::jbool;
-use jni::objects::JClass;
+use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 
@@ -22,4 +22,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeLib
         }
         Ok(jbool(txn_rocksdb::memory::configure(block_cache_bytes as usize, write_buffer_bytes as usize)))
     })
+}
+
+/// The library's version, the crate's: `NativeLibrary` refuses a library whose version is not its jar's.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeLibrary_nativeVersion<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+) -> JString<'l> {
+    run(&mut env, |env| Ok(env.new_string(env!("CARGO_PKG_VERSION"))?))
 }

@@ -7,10 +7,11 @@
 use crate::ffi::run;
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{segmented_open_options, store, store_handle, written, OpenStore};
+use crate::store::{open_options, store, store_handle, written, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
+use txn_rocksdb::segmented::SegmentOptions;
 use txn_rocksdb::session::{SessionQuery, SessionStore};
 
 #[unsafe(no_mangle)]
@@ -21,12 +22,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     transactional: jboolean,
     sync_commit: jboolean,
     strategy: JString<'l>,
+    recover_corrupted_wal: jboolean,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options, geometry) =
-            segmented_open_options(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, recover_corrupted_wal)?;
+        let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         Ok(store_handle(OpenStore::Session(SessionStore::open(&path, options, geometry)?)))
     })
 }

@@ -11,7 +11,7 @@ use crate::handles::{borrow, flag, free, into_handle, jbool, optional_bytes, req
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
-use txn_rocksdb::segmented::{PutOutcome, SegmentOptions};
+use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::window::WindowStore;
 use txn_rocksdb::{KeyValueStore, StoreOptions, Strategy};
@@ -76,6 +76,7 @@ pub(crate) fn open_options(
     transactional: jboolean,
     sync_commit: jboolean,
     strategy: &JString<'_>,
+    recover_corrupted_wal: jboolean,
 ) -> NativeResult<(String, StoreOptions)> {
     if path.is_null() {
         return Err(invalid("store path must not be null"));
@@ -85,21 +86,15 @@ pub(crate) fn open_options(
     }
     let path = path.try_to_string(env)?;
     let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
-    Ok((path, StoreOptions { transactional: flag(transactional), sync_commit: flag(sync_commit), strategy }))
-}
-
-/// [`open_options`] plus the segment geometry: what a window or session store's `open` takes.
-pub(crate) fn segmented_open_options(
-    env: &mut Env<'_>,
-    path: &JString<'_>,
-    transactional: jboolean,
-    sync_commit: jboolean,
-    strategy: &JString<'_>,
-    retention_ms: jlong,
-    segment_interval_ms: jlong,
-) -> NativeResult<(String, StoreOptions, SegmentOptions)> {
-    let (path, options) = open_options(env, path, transactional, sync_commit, strategy)?;
-    Ok((path, options, SegmentOptions { retention_ms, segment_interval_ms }))
+    Ok((
+        path,
+        StoreOptions {
+            transactional: flag(transactional),
+            sync_commit: flag(sync_commit),
+            strategy,
+            recover_corrupted_wal: flag(recover_corrupted_wal),
+        },
+    ))
 }
 
 /// Whether a window or session put was written (false: its segment had expired).

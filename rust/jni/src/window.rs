@@ -7,11 +7,11 @@
 use crate::ffi::run;
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{segmented_open_options, store, store_handle, written, OpenStore};
+use crate::store::{open_options, store, store_handle, written, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::segmented::RetentionEdge;
+use txn_rocksdb::segmented::{RetentionEdge, SegmentOptions};
 use txn_rocksdb::window::{WindowQuery, WindowStore};
 
 #[unsafe(no_mangle)]
@@ -22,13 +22,14 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     transactional: jboolean,
     sync_commit: jboolean,
     strategy: JString<'l>,
+    recover_corrupted_wal: jboolean,
     retention_ms: jlong,
     segment_interval_ms: jlong,
     retention_edge_included: jboolean,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options, geometry) =
-            segmented_open_options(env, &path, transactional, sync_commit, &strategy, retention_ms, segment_interval_ms)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, recover_corrupted_wal)?;
+        let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         let edge = if flag(retention_edge_included) { RetentionEdge::Included } else { RetentionEdge::Excluded };
         Ok(store_handle(OpenStore::Window(WindowStore::open_with_edge(&path, options, geometry, edge)?)))
     })

@@ -81,8 +81,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
     @Override
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
-            (dir, settings) -> NativeKeyValueStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
-                settings.transactionStrategy()));
+            (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
     }
 
     // ---------------------------------------------------------------- writes

@@ -92,6 +92,25 @@ public final class TxnRocksDBConfig {
     public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
 
     /**
+     * {@value}: string, what opening a store does when its write-ahead log is damaged before its
+     * end (a torn last record, which a power loss leaves, is always tolerated). RocksDB cannot
+     * read the commits after the damage back from the log:
+     * <ul>
+     *   <li>{@code recover-if-changelogged} (default): a store with a changelog opens at its last
+     *       commit before the damage, with a warning naming the store, the WAL files and the offsets
+     *       it opened at, and Kafka Streams restores the later commits from the changelog; a store
+     *       without one refuses to open (a {@code ProcessorStateException} saying what was lost),
+     *       since nothing could bring those commits back;</li>
+     *   <li>{@code recover}: every store opens at its last consistent commit, accepting the loss;</li>
+     *   <li>{@code fail}: every store refuses to open.</li>
+     * </ul>
+     */
+    public static final String WAL_CORRUPTION_CONFIG = "txn.rocksdb.wal.corruption";
+
+    /** Default of {@link #WAL_CORRUPTION_CONFIG}. */
+    public static final String WAL_CORRUPTION_DEFAULT = "recover-if-changelogged";
+
+    /**
      * {@value}: string, default empty. RocksDB options for every txn-rocksdb store, in RocksDB's
      * option-string syntax ({@code key=value;key=value}, nested table options as
      * {@code block_based_table_factory={key=value;...}}), applied after txn-rocksdb's own when a
@@ -129,6 +148,11 @@ public final class TxnRocksDBConfig {
             "RocksDB options for every store, in RocksDB's option-string syntax (key=value;key={nested=value}),"
                 + " checked with RocksDB's parser; txn.rocksdb.options.{store name} adds options for one store. Options"
                 + " that correctness or the shared memory budget depend on are refused with the reason")
+        .define(WAL_CORRUPTION_CONFIG, Type.STRING, WAL_CORRUPTION_DEFAULT,
+            ConfigDef.ValidString.in("recover-if-changelogged", "recover", "fail"), Importance.MEDIUM,
+            "what opening a store does when its write-ahead log is damaged before its end: recover-if-changelogged"
+                + " opens a store with a changelog at its last consistent commit (the changelog restores the rest) and"
+                + " refuses one without; recover always opens there; fail always refuses")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");

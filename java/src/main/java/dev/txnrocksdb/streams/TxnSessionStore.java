@@ -127,8 +127,7 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     @Override
     public void init(StateStoreContext context, StateStore root) {
         core.init(context, root,
-            (dir, settings) -> NativeSessionStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
-                settings.transactionStrategy(), retentionPeriod, segmentInterval));
+            (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));
         this.expiredRecords = ExpiredRecords.forContext(context);
     }
 

@@ -1,17 +1,26 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Objects;
+import dev.txnrocksdb.streams.internals.KafkaStreamsCompatibility;
+import dev.txnrocksdb.streams.internals.StoreNames;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary;
 
-/** What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy. */
+/**
+ * What every txn-rocksdb store supplier has: the store name, its mode and its transaction strategy.
+ * Creating one checks the Kafka Streams version ({@link KafkaStreamsCompatibility}) and loads the
+ * native library, so an unsupported Kafka Streams or a missing or stale library fails where the
+ * topology is built, with a message naming what is wrong, not later in a stream thread.
+ */
 abstract class TxnSupplierBase {
     private final String name;
     private final boolean transactional;
     private final TransactionStrategy strategy;
 
     TxnSupplierBase(String name, boolean transactional, TransactionStrategy strategy) {
-        this.name = Objects.requireNonNull(name, "name cannot be null");
+        this.name = StoreNames.validate(name);
         this.transactional = transactional;
         this.strategy = strategy;
+        KafkaStreamsCompatibility.check();
+        NativeLibrary.load();
     }
 
     /**

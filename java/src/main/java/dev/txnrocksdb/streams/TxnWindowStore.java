@@ -168,8 +168,7 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
         // key-first store only those with start > streamTime - retention; both drop the same puts.
         RetentionEdge edge = layout == Layout.KEY_FIRST ? RetentionEdge.EXCLUDED : RetentionEdge.INCLUDED;
         core.init(context, root,
-            (dir, settings) -> NativeWindowStore.open(core.name(), dir, core.transactional(), settings.syncCommit(),
-                settings.transactionStrategy(), retentionPeriod, segmentInterval, edge));
+            (dir, options) -> NativeWindowStore.open(core.name(), dir, options, retentionPeriod, segmentInterval, edge));
         this.expiredRecords = ExpiredRecords.forContext(context);
         this.cachedAbove = cachingLayerAbove(root, this);
     }

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -269,5 +270,42 @@ class TxnKeyValueStoreOperationsTest {
             iterator.forEachRemaining(kv -> out.add(kv.key));
         }
         return out;
+    }
+
+    /** Entries bigger than an iterator's chunk buffer (64 KiB) grow it; nothing is lost or reordered. */
+    @ParameterizedTest
+    @EnumSource(Mode.class)
+    void aScanReturnsEntriesBiggerThanItsChunkBuffer(Mode mode) {
+        open(mode);
+        byte[] big = new byte[200_000];
+        Arrays.fill(big, (byte) 7);
+        byte[] bigger = new byte[700_000];
+        Arrays.fill(bigger, (byte) 9);
+        for (int i = 0; i < 300; i++) {
+            store.put(key(String.format("k%03d", i)), value("v" + i));
+        }
+        store.put(key("k100"), big);
+        store.put(key("k200"), bigger);
+        if (mode.transactional) {
+            store.commit(Map.of());
+            store.put(key("k150"), big);
+        }
+        int n = 0;
+        try (KeyValueIterator<Bytes, byte[]> it = store.all()) {
+            while (it.hasNext()) {
+                KeyValue<Bytes, byte[]> entry = it.next();
+                String k = string(entry.key.get());
+                assertEquals(String.format("k%03d", n), k);
+                if (k.equals("k100") || (mode.transactional && k.equals("k150"))) {
+                    assertArrayEquals(big, entry.value);
+                } else if (k.equals("k200")) {
+                    assertArrayEquals(bigger, entry.value);
+                } else {
+                    assertEquals("v" + n, string(entry.value));
+                }
+                n++;
+            }
+        }
+        assertEquals(300, n);
     }
 }

@@ -18,7 +18,8 @@ import java.util.function.Predicate;
 
 /**
  * {@link EosCrashApp} in a child JVM (stderr to {@code <tmp>/<name>.log}); its stdout lines are
- * collected (restore events are read from them), and echoed when {@code -Dit.verbose=true}.
+ * collected with the {@link System#nanoTime()} each arrived at (restore events are read from them,
+ * the recovery benchmark times them), and echoed when {@code -Dit.verbose=true}.
  */
 final class AppProcess {
     /** 128 + SIGKILL(9): how a JVM killed by SIGKILL exits on Linux. */
@@ -27,6 +28,8 @@ final class AppProcess {
     final String name;
     final Process process;
     private final List<String> lines = new ArrayList<>();
+    /** {@link System#nanoTime()} at which each line of {@link #lines} was read. */
+    private final List<Long> arrived = new ArrayList<>();
 
     private AppProcess(String name, Process process) {
         this.name = name;
@@ -52,7 +55,9 @@ final class AppProcess {
                 String l;
                 while ((l = r.readLine()) != null) {
                     if (verbose) BrokerFixture.say("  [" + name + "] " + l);
+                    long now = System.nanoTime();
                     synchronized (c) {
+                        c.arrived.add(now);
                         c.lines.add(l);
                         c.notifyAll();
                     }
@@ -103,6 +108,22 @@ final class AppProcess {
     /** The number of lines seen so far: {@link #awaitLine(int, Predicate, Duration)} can start there. */
     synchronized int mark() {
         return lines.size();
+    }
+
+    /** When the first line at index {@code from} or later that matches arrived ({@link System#nanoTime()}), or -1. */
+    synchronized long arrivalOf(int from, Predicate<String> p) {
+        for (int i = from; i < lines.size(); i++) {
+            if (p.test(lines.get(i))) return arrived.get(i);
+        }
+        return -1;
+    }
+
+    /** When the last line at index {@code from} or later that matches arrived ({@link System#nanoTime()}), or -1. */
+    synchronized long lastArrivalOf(int from, Predicate<String> p) {
+        for (int i = lines.size() - 1; i >= from; i--) {
+            if (p.test(lines.get(i))) return arrived.get(i);
+        }
+        return -1;
     }
 
     synchronized List<String> linesFrom(int from) {

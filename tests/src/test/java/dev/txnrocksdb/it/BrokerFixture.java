@@ -115,19 +115,22 @@ final class BrokerFixture implements AutoCloseable {
     /** Waits until consumer group {@code group} has committed the end offset of every partition of {@code topic}. */
     void awaitGroupCaughtUp(String group, String topic, int partitions, Duration timeout) throws Exception {
         Map<TopicPartition, Long> ends = endOffsets(List.of(topic), partitions);
-        await("group " + group + " to commit " + ends, timeout, () -> {
-            try (Admin admin = admin()) {
-                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-                for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
-                    OffsetAndMetadata o = committed.get(e.getKey());
-                    if (o == null || o.offset() < e.getValue()) return false;
+        // one admin client for the whole wait: polling every 100 ms, a new one per poll costs CPU the app could use
+        try (Admin admin = admin()) {
+            await("group " + group + " to commit " + ends, timeout, () -> {
+                try {
+                    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                    for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+                        OffsetAndMetadata o = committed.get(e.getKey());
+                        if (o == null || o.offset() < e.getValue()) return false;
+                    }
+                    return true;
+                } catch (Exception e) {
+                    return false;
                 }
-                return true;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+            });
+        }
     }
 
     /**

@@ -37,8 +37,12 @@ import org.apache.kafka.streams.processor.TaskId;
  * {@code EosCrashApp <bootstrap> <stateDir> <appId> <txn:true|false> [key=value ...]}.
  * Word count (KV), tumbling windowed count and session count over one input topic, all stores
  * from the DSL store suppliers (ours when txn=true, Kafka's built-in RocksDB otherwise);
- * {@code key=value} arguments are Streams configs applied over the defaults of {@link #config}.
- * Reports over stdout: STATE s, RUNNING, PROCESSED n, RESTORE-START tp store start end,
+ * {@code key=value} arguments are Streams configs applied over the defaults of {@link #config}, except
+ * the app's own {@code eos-app.input=<topic>} (the input topic, default {@link #INPUT}) and
+ * {@code eos-app.topology=kv} (the word count alone, one KV store; default {@code all}), which the
+ * end-to-end benchmark ({@link E2EBench}) uses.
+ * Reports over stdout: STATE s, RUNNING, FIRST-PROCESSED (the first record this JVM processed),
+ * PROCESSED n (every 500), RESTORE-START tp store start end,
  * RESTORE-END tp store n, STANDBY-START tp store offset, STANDBY-SUSPENDED tp store storeOffset
  * endOffset reason loaded; answers the stdin command {@code tasks} with
  * {@code TASKS active=[..] standby=[..] lags={store/partition=lag, ..}}; {@code stop} closes it.
@@ -52,6 +56,10 @@ public final class EosCrashApp {
     static final Duration WINDOW_SIZE = Duration.ofSeconds(10);
     static final Duration SESSION_GAP = Duration.ofSeconds(5);
     static final Duration GRACE = Duration.ofMinutes(5);
+    /** App argument (not a Streams config): the input topic. */
+    static final String INPUT_ARG = "eos-app.input";
+    /** App argument (not a Streams config): {@code kv} for the word count alone, {@code all} (default) for all three stores. */
+    static final String TOPOLOGY_ARG = "eos-app.topology";
 
     private EosCrashApp() {
     }
@@ -73,10 +81,16 @@ public final class EosCrashApp {
     }
 
     static Topology topology(String appId, AtomicLong processed) {
+        return topology(appId, processed, INPUT, true);
+    }
+
+    /** The word count, plus the windowed and session counts if {@code all}, over {@code input}. */
+    static Topology topology(String appId, AtomicLong processed, String input, boolean all) {
         StreamsBuilder builder = new StreamsBuilder();
-        KGroupedStream<String, String> grouped = builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
+        KGroupedStream<String, String> grouped = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
                 .peek((k, v) -> {
                     long n = processed.incrementAndGet();
+                    if (n == 1) out("FIRST-PROCESSED");
                     if (n % 500 == 0) out("PROCESSED " + n);
                 })
                 .groupByKey();
@@ -84,6 +98,7 @@ public final class EosCrashApp {
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                 .toStream()
                 .to(kvOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
+        if (!all) return builder.build();
         grouped.windowedBy(TimeWindows.ofSizeAndGrace(WINDOW_SIZE, GRACE))
                 .count(Materialized.<String, Long, org.apache.kafka.streams.state.WindowStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(WINDOW_STORE)
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
@@ -129,12 +144,23 @@ public final class EosCrashApp {
         String appId = args[2];
         boolean txn = Boolean.parseBoolean(args[3]);
         Properties config = config(bootstrap, stateDir, appId, txn);
+        String input = INPUT;
+        String shape = "all";
         for (int i = 4; i < args.length; i++) {
             int eq = args[i].indexOf('=');
-            config.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+            String key = args[i].substring(0, eq);
+            String value = args[i].substring(eq + 1);
+            if (key.equals(INPUT_ARG)) {
+                input = value;
+            } else if (key.equals(TOPOLOGY_ARG)) {
+                if (!value.equals("kv") && !value.equals("all")) throw new IllegalArgumentException(TOPOLOGY_ARG + " must be kv or all, not " + value);
+                shape = value;
+            } else {
+                config.put(key, value);
+            }
         }
         AtomicLong processed = new AtomicLong();
-        KafkaStreams streams = new KafkaStreams(topology(appId, processed), config);
+        KafkaStreams streams = new KafkaStreams(topology(appId, processed, input, shape.equals("all")), config);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition tp, String store, long start, long end) {

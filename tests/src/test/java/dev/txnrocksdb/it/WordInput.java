@@ -20,11 +20,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 final class WordInput {
     static final int WORDS = 300;
-    /** Recent timestamps, so that the broker's time-based retention never deletes the input. */
+    /**
+     * Recent timestamps, so that the broker's time-based retention never deletes the input; at most 1 h
+     * ahead of the clock (the broker's message.timestamp.after.max.ms) up to 180,000 records.
+     */
     static final long T0 = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis();
     static final long STEP_MS = 20;
 
-    private final List<String[]> records; // {key, value}; timestamp = T0 + i * STEP_MS
+    private final List<String[]> records; // {key, value}; timestamp = t0 + i * STEP_MS
+    private final long t0;
     private int produced;
 
     final Map<String, Long> expKv = new TreeMap<>();
@@ -32,6 +36,12 @@ final class WordInput {
     final Map<String, Long> expSes = new TreeMap<>();
 
     WordInput(int count, long seed) {
+        this(count, seed, T0);
+    }
+
+    /** Record i at event time {@code t0 + i * STEP_MS}. */
+    WordInput(int count, long seed, long t0) {
+        this.t0 = t0;
         Random rnd = new Random(seed);
         records = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
@@ -56,7 +66,7 @@ final class WordInput {
         try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (int i = produced; i < to; i++) {
                 String[] r = records.get(i);
-                producer.send(new ProducerRecord<>(EosCrashApp.INPUT, null, T0 + i * STEP_MS, r[0], r[1]));
+                producer.send(new ProducerRecord<>(EosCrashApp.INPUT, null, t0 + i * STEP_MS, r[0], r[1]));
             }
             producer.flush();
         }
@@ -69,7 +79,7 @@ final class WordInput {
         long gap = EosCrashApp.SESSION_GAP.toMillis();
         for (int i = 0; i < records.size(); i++) {
             String k = records.get(i)[0];
-            long ts = T0 + i * STEP_MS;
+            long ts = t0 + i * STEP_MS;
             expKv.merge(k, 1L, Long::sum);
             expWin.merge(k + "@" + (ts - ts % size), 1L, Long::sum);
             long[] s = open.get(k);

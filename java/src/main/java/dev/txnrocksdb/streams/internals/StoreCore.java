@@ -5,6 +5,7 @@ import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
+import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,11 +48,11 @@ public final class StoreCore<S extends NativeStore> {
     public interface Opener<S extends NativeStore> {
         /**
          * @param dir the store's directory (created)
-         * @param settings the application's txn-rocksdb settings, with the store's own
-         *     transaction strategy if it has one
+         * @param options what the native open takes, from the application's txn-rocksdb settings
+         *     (with the store's own transaction strategy if it has one) and the store's changelog
          * @return the opened store, owned by the caller from now on
          */
-        S open(Path dir, StoreSettings settings);
+        S open(Path dir, OpenOptions options);
     }
 
     private final String name;
@@ -127,13 +128,15 @@ public final class StoreCore<S extends NativeStore> {
         NativeStoreStatistics.collectRocksDBStatistics(statistics);
         String[] rocksDBOptions = settings.rocksDBOptions(name);
         NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
-        S opened = opener.open(dir, settings);
+        TopicPartition changelogPartition = changelogPartitionOf(context, name);
+        S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
+            settings.recoverCorruptedWal(changelogPartition != null)));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);
             this.committedOffsets = new CommittedOffsets(offsets);
             this.positions = new PositionTracker(committedPosition, transactional);
-            this.contextChangelogPartition = changelogPartitionOf(context, name);
+            this.contextChangelogPartition = changelogPartition;
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
             this.metrics = StoreMetrics.register(context, name, opened, statistics);

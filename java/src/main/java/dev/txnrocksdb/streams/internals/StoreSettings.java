@@ -4,6 +4,7 @@ import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -22,6 +23,7 @@ public final class StoreSettings {
     private final Map<String, String> storeRocksDBOptions;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
+    private final String walCorruption;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -34,6 +36,7 @@ public final class StoreSettings {
         this.storeRocksDBOptions = settings.storeRocksDBOptions;
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
+        this.walCorruption = settings.walCorruption;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -62,6 +65,7 @@ public final class StoreSettings {
             ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
         this.writeBufferBytes = configs.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG) == null
             ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+        this.walCorruption = (String) ours.get(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG);
     }
 
     /**
@@ -144,6 +148,23 @@ public final class StoreSettings {
      */
     public String[] rocksDBOptions(String storeName) {
         return new String[] {rocksDBOptions, storeRocksDBOptions.getOrDefault(storeName, "")};
+    }
+
+    /**
+     * Whether a store opens at its last consistent commit when its write-ahead log is damaged
+     * ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}).
+     *
+     * @param changelogged whether the store has a changelog to restore the lost commits from
+     */
+    public boolean recoverCorruptedWal(boolean changelogged) {
+        switch (walCorruption) {
+            case "recover":
+                return true;
+            case "fail":
+                return false;
+            default:
+                return changelogged;
+        }
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */

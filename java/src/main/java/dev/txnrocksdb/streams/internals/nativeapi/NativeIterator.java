@@ -25,8 +25,11 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     /** Entries per JNI call: amortizes the call while keeping a short scan cheap. */
     static final int CHUNK_MAX_ENTRIES = 256;
-    /** Soft byte limit per chunk (the native side always returns at least one entry). */
-    static final int CHUNK_MAX_BYTES = 1 << 20;
+    /**
+     * Initial size of the iterator's chunk buffer, which is also the chunk's soft byte limit (the
+     * native side always returns at least one entry: a bigger one grows the buffer).
+     */
+    static final int CHUNK_BUFFER_BYTES = 64 << 10;
 
     static {
         NativeLibrary.load();
@@ -40,6 +43,8 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
 
     private volatile boolean closed;
     private volatile boolean closedByStore;
+    /** The chunks' buffer, reused (the entries are copied out of it before the next fetch). */
+    private byte[] buffer;
     private ByteBuffer chunk;
     private boolean exhausted;
     private KeyValue<Bytes, byte[]> next;
@@ -59,19 +64,19 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
             if (exhausted) {
                 return false;
             }
-            byte[] bytes;
+            int length;
             owner.acquire();
             try {
-                bytes = fetchChunk();
+                length = fetchChunk();
             } finally {
                 owner.release();
             }
-            if (bytes == null) {
+            if (length == 0) {
                 exhausted = true;
                 chunk = null;
                 return false;
             }
-            chunk = ByteBuffer.wrap(bytes);
+            chunk = ByteBuffer.wrap(buffer, 0, length);
         }
         next = decodeEntry();
         return true;
@@ -132,19 +137,29 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
         }
     }
 
-    /** Runs under the store's read lock: the next chunk, or null once the iterator is exhausted. */
-    private byte[] fetchChunk() {
+    /**
+     * Runs under the store's read lock: reads the next chunk into {@link #buffer} (growing it when
+     * one entry needs more) and returns its length, or 0 once the iterator is exhausted.
+     */
+    private int fetchChunk() {
         synchronized (nativeLock) {
             if (!nativeOpen) {
-                return null;
+                return 0;
             }
-            byte[] bytes = next(iterator, CHUNK_MAX_ENTRIES, CHUNK_MAX_BYTES);
-            if (bytes == null) {
+            if (buffer == null) {
+                buffer = new byte[CHUNK_BUFFER_BYTES];
+            }
+            int length = next(iterator, buffer, CHUNK_MAX_ENTRIES);
+            while (length < 0) {
+                buffer = new byte[Math.max(-length, buffer.length * 2)];
+                length = next(iterator, buffer, CHUNK_MAX_ENTRIES);
+            }
+            if (length == 0) {
                 // Exhausted: release the native snapshot now rather than at close().
                 nativeOpen = false;
                 close(iterator);
             }
-            return bytes;
+            return length;
         }
     }
 
@@ -172,10 +187,12 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     // ---------------------------------------------------------------- natives (rust/jni/src/iterator.rs)
 
     /**
-     * Next chunk of at most maxEntries entries (and roughly maxBytes bytes, but always at least
-     * one entry), in the chunk format; null once the iterator is exhausted.
+     * Writes the next chunk of at most maxEntries entries (and about buffer.length bytes, but
+     * always at least one entry), in the chunk format, to the start of buffer. Returns its length;
+     * 0 once the iterator is exhausted; minus the chunk's length when it does not fit buffer (the
+     * chunk is kept: call again with a buffer at least that big).
      */
-    private static native byte[] next(long iterator, int maxEntries, int maxBytes);
+    private static native int next(long iterator, byte[] buffer, int maxEntries);
 
     /** Frees the native iterator; the handle must not be used again. */
     private static native void close(long iterator);

@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import dev.txnrocksdb.streams.TransactionStrategy;
 import java.nio.file.Path;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
@@ -17,19 +16,18 @@ public final class NativeKeyValueStore extends NativeStore {
      * Opens (creating if needed) the store in {@code dir}. This is recovery: uncommitted writes of
      * a previous process are gone, committed data and offsets are intact, and a secondary-store
      * commit that a crash interrupted after its commit file was written is rolled forward
-     * (whichever strategy the store is opened with now).
+     * (whichever strategy the store is opened with now). A write-ahead log damaged before its end
+     * is handled as {@link OpenOptions#recoverCorruptedWal} says.
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param dir the store's directory
-     * @param transactional true: writes are staged until {@link #commit}; false: write-through
-     * @param syncCommit true: fsync the write-ahead log on every commit (survives power loss)
-     * @param strategy where a transactional store keeps uncommitted writes (ignored when not
-     *     transactional)
-     * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
+     * @param options transactional or write-through, commit sync, strategy, damaged-WAL policy
+     * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the
+     *     store, or its write-ahead log is damaged and {@code options} refuse to recover it
      */
-    public static NativeKeyValueStore open(String storeName, Path dir, boolean transactional, boolean syncCommit,
-                                           TransactionStrategy strategy) {
-        long handle = open(nativePath(dir), transactional, syncCommit, strategy.configName());
+    public static NativeKeyValueStore open(String storeName, Path dir, OpenOptions options) {
+        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
+            options.strategy().configName(), options.recoverCorruptedWal());
         return new NativeKeyValueStore(storeName, handle);
     }
 
@@ -133,7 +131,8 @@ public final class NativeKeyValueStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      *     ("unknown transaction strategy ...")
      */
-    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy);
+    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
+                                    boolean recoverCorruptedWal);
 
     private static native byte[] get(long handle, byte[] key, boolean committedOnly);
 

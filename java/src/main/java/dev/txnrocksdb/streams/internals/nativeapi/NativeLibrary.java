@@ -2,34 +2,71 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
 import java.util.Locale;
+import java.util.Properties;
 
 /**
  * Loads {@code libtxn_rocksdb_jni} once per JVM, and holds the settings of the whole process
  * ({@link #configureMemory}; natives in {@code rust/jni/src/library.rs}).
  *
- * <p>First tries {@code java.library.path} (so a developer or a distribution can point at its own
- * build), then extracts {@code /native/<os>-<arch>/<library file>} from the jar to a temporary file
- * and loads that. Thread-safe; later calls return immediately.
+ * <p>Where the library comes from, first match wins:
+ * <ol>
+ *   <li>the override directory ({@value #DIR_PROPERTY} system property, else the
+ *       {@value #DIR_ENV} environment variable) if it holds a file named
+ *       {@code libtxn_rocksdb_jni.so} ({@code .dylib} on macOS): a library built by hand, e.g.
+ *       for a platform the jar does not carry;</li>
+ *   <li>{@code java.library.path} ({@link System#loadLibrary(String)});</li>
+ *   <li>the jar's {@code /native/<os>-<arch>/<library file>}, extracted to the override directory,
+ *       else to {@code <java.io.tmpdir>/txn-rocksdb-<user.name>}, under a name carrying the jar's
+ *       version and the library's SHA-256 ({@code libtxn_rocksdb_jni-0.1.0-SNAPSHOT-<hash>.so}):
+ *       every JVM using the same jar reuses that one file; the first one writes it to a temporary
+ *       name and renames it atomically, so JVMs starting together never see half a file.</li>
+ * </ol>
+ *
+ * <p>Whichever is loaded, its version ({@code nativeVersion}, the Rust crate's) must be the jar's
+ * (its Maven version without {@code -SNAPSHOT}): a stale library on {@code java.library.path} or in
+ * the override directory fails the load with both versions named. The jar's libraries are built for
+ * glibc; on musl libc (Alpine) the load fails saying so. Failures are
+ * {@link UnsatisfiedLinkError}s naming the platform, the resource looked for and the override
+ * directory; the first one is kept and thrown again by every later call, so the error a store
+ * supplier's constructor throws (suppliers load the library when created) is the one a stream
+ * thread would see. Thread-safe; later calls return immediately.
  */
 public final class NativeLibrary {
     /** The name passed to {@link System#loadLibrary(String)}. */
     public static final String LIBRARY_NAME = "txn_rocksdb_jni";
+    /** System property naming the override directory (see the class comment). */
+    public static final String DIR_PROPERTY = "txn.rocksdb.native.dir";
+    /** Environment variable naming the override directory when {@link #DIR_PROPERTY} is not set. */
+    public static final String DIR_ENV = "TXN_ROCKSDB_NATIVE_DIR";
+    /** The jar resource holding the jar's version (filtered by the build). */
+    static final String JAR_PROPERTIES = "/native/txn-rocksdb.properties";
 
     private static final Object LOCK = new Object();
     private static volatile boolean loaded;
+    private static UnsatisfiedLinkError failure;
 
     private NativeLibrary() {}
 
     /**
      * Loads the native library unless this JVM already did.
      *
-     * @throws UnsatisfiedLinkError if neither {@code java.library.path} nor the jar holds a library
-     *     for this platform, or the library cannot be loaded; the message names the platform and
-     *     the resource looked for
+     * @throws UnsatisfiedLinkError if no library for this platform can be found or loaded, or the
+     *     loaded one is another version than the jar's; the message names the platform, the
+     *     resource looked for and the override directory
      */
     public static void load() {
         if (loaded) {
@@ -39,42 +76,19 @@ public final class NativeLibrary {
             if (loaded) {
                 return;
             }
-            try {
-                System.loadLibrary(LIBRARY_NAME);
-            } catch (UnsatisfiedLinkError notOnLibraryPath) {
-                loadFromJar(notOnLibraryPath);
+            if (failure == null) {
+                try {
+                    new Loader(new SystemHost()).load();
+                    loaded = true;
+                    return;
+                } catch (UnsatisfiedLinkError e) {
+                    failure = e;
+                }
             }
-            loaded = true;
+            UnsatisfiedLinkError again = new UnsatisfiedLinkError(failure.getMessage());
+            again.initCause(failure);
+            throw again;
         }
-    }
-
-    private static void loadFromJar(UnsatisfiedLinkError notOnLibraryPath) {
-        String osName = System.getProperty("os.name", "");
-        String osArch = System.getProperty("os.arch", "");
-        String platform;
-        try {
-            platform = platform(osName, osArch);
-        } catch (IllegalArgumentException unsupported) {
-            throw linkError("txn-rocksdb has no native library for os.name='" + osName + "', os.arch='"
-                + osArch + "': " + unsupported.getMessage(), notOnLibraryPath);
-        }
-        String resource = resourcePath(platform);
-        Path extracted;
-        try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw linkError("txn-rocksdb native library not found for platform " + platform
-                    + ": no '" + LIBRARY_NAME + "' on java.library.path and no resource " + resource
-                    + " in the jar", notOnLibraryPath);
-            }
-            String fileName = System.mapLibraryName(LIBRARY_NAME);
-            extracted = Files.createTempFile("lib" + LIBRARY_NAME + "-", fileName.substring(fileName.lastIndexOf('.')));
-            extracted.toFile().deleteOnExit();
-            Files.copy(in, extracted, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw linkError("cannot extract txn-rocksdb native library " + resource + " for platform "
-                + platform + " to a temporary file: " + e, notOnLibraryPath);
-        }
-        System.load(extracted.toAbsolutePath().toString());
     }
 
     /**
@@ -116,10 +130,14 @@ public final class NativeLibrary {
         return "/native/" + platform + "/" + System.mapLibraryName(LIBRARY_NAME);
     }
 
-    private static UnsatisfiedLinkError linkError(String message, Throwable cause) {
-        UnsatisfiedLinkError error = new UnsatisfiedLinkError(message);
-        error.addSuppressed(cause);
-        return error;
+    /** The native version a jar version needs: the Maven version without {@code -SNAPSHOT}. */
+    static String nativeVersionFor(String jarVersion) {
+        return jarVersion.endsWith("-SNAPSHOT") ? jarVersion.substring(0, jarVersion.length() - "-SNAPSHOT".length()) : jarVersion;
+    }
+
+    /** True if a process's memory map ({@code /proc/self/maps} lines) shows musl's dynamic loader or libc. */
+    static boolean mapsShowMusl(List<String> maps) {
+        return maps.stream().anyMatch(line -> line.contains("ld-musl-") || line.contains("libc.musl-"));
     }
 
     /**
@@ -136,7 +154,313 @@ public final class NativeLibrary {
         return setMemoryBudget(blockCacheBytes, writeBufferBytes);
     }
 
+    /**
+     * What the loader reads from and does to the process; {@link SystemHost} is the real one,
+     * tests simulate platforms, override directories and stale libraries with their own.
+     */
+    interface Host {
+        String osName();
+
+        String osArch();
+
+        /** True on musl libc. */
+        boolean musl();
+
+        /** The override directory's setting as {@code "system property txn.rocksdb.native.dir"} or the like; null if unset. */
+        String overrideSource();
+
+        /** The override directory; null if unset. */
+        Path overrideDir();
+
+        /** Where the jar's library is extracted without an override. */
+        Path defaultExtractDir();
+
+        /** The jar's Maven version. */
+        String jarVersion();
+
+        /** A jar resource, or null if the jar does not hold it. */
+        InputStream resource(String path);
+
+        /** {@link System#loadLibrary}. */
+        void loadFromLibraryPath();
+
+        /** {@link System#load}. */
+        void loadFile(Path file);
+
+        /** The loaded library's version. */
+        String nativeVersion();
+    }
+
+    /** One load attempt's logic, separate from the JVM-wide state above. */
+    static final class Loader {
+        private final Host host;
+
+        Loader(Host host) {
+            this.host = host;
+        }
+
+        /** Loads a library as the class comment describes and checks its version; returns what was loaded. */
+        String load() {
+            String fileName = System.mapLibraryName(LIBRARY_NAME);
+            Path overrideDir = host.overrideDir();
+            if (overrideDir != null && Files.isRegularFile(overrideDir.resolve(fileName))) {
+                Path own = overrideDir.resolve(fileName).toAbsolutePath();
+                String what = own + " (the override directory, " + host.overrideSource() + ")";
+                host.loadFile(own);
+                checkVersion(what);
+                return what;
+            }
+            UnsatisfiedLinkError notOnLibraryPath;
+            try {
+                host.loadFromLibraryPath();
+                String what = "'" + fileName + "' on java.library.path (" + System.getProperty("java.library.path") + ")";
+                checkVersion(what);
+                return what;
+            } catch (UnsatisfiedLinkError e) {
+                if (e instanceof StaleLibraryError) {
+                    throw e;
+                }
+                notOnLibraryPath = e;
+            }
+            String platform;
+            try {
+                platform = platform(host.osName(), host.osArch());
+            } catch (IllegalArgumentException unsupported) {
+                throw failure("txn-rocksdb has no native library for os.name='" + host.osName() + "', os.arch='"
+                    + host.osArch() + "' (" + unsupported.getMessage() + "); " + lookedFor(null, fileName), notOnLibraryPath);
+            }
+            String resource = resourcePath(platform);
+            if (platform.startsWith("linux-") && host.musl()) {
+                throw failure("txn-rocksdb does not support musl libc (e.g. Alpine Linux): its native library " + resource
+                    + " is built for glibc. Run on a glibc distribution (Debian, Ubuntu, RHEL, ...); " + lookedFor(null, fileName),
+                    notOnLibraryPath);
+            }
+            Path dir = overrideDir != null ? overrideDir : host.defaultExtractDir();
+            Path extracted = extract(platform, resource, dir, notOnLibraryPath);
+            host.loadFile(extracted);
+            String what = extracted + " (extracted from the jar's " + resource + ")";
+            checkVersion(what);
+            return what;
+        }
+
+        /** Extracts the jar's library into {@code dir} under its versioned name, unless a JVM already did. */
+        Path extract(String platform, String resource, Path dir, UnsatisfiedLinkError notOnLibraryPath) {
+            String fileName = System.mapLibraryName(LIBRARY_NAME);
+            try {
+                String hash;
+                long size;
+                try (InputStream in = host.resource(resource)) {
+                    if (in == null) {
+                        throw failure("txn-rocksdb has no native library for platform " + platform + ": the jar has no resource "
+                            + resource + "; " + lookedFor(platform, fileName), notOnLibraryPath);
+                    }
+                    MessageDigest sha = sha256();
+                    size = new DigestInputStream(in, sha).transferTo(OutputStream.nullOutputStream());
+                    hash = hex(sha.digest()).substring(0, 16);
+                }
+                int dot = fileName.lastIndexOf('.');
+                Path target = dir.resolve(fileName.substring(0, dot) + "-" + host.jarVersion() + "-" + hash + fileName.substring(dot))
+                    .toAbsolutePath();
+                if (Files.isRegularFile(target) && Files.size(target) == size) {
+                    return target; // another JVM (or an earlier run) extracted this very library
+                }
+                createDirectory(dir);
+                Path temp = Files.createTempFile(dir, "." + fileName + "-", ".tmp");
+                try {
+                    try (InputStream in = host.resource(resource)) {
+                        Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    try {
+                        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    } catch (AtomicMoveNotSupportedException e) {
+                        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+                    } catch (IOException e) {
+                        // Windows cannot replace a library another JVM has loaded; that one is the same file.
+                        if (!(Files.isRegularFile(target) && Files.size(target) == size)) {
+                            throw e;
+                        }
+                    }
+                } finally {
+                    Files.deleteIfExists(temp);
+                }
+                return target;
+            } catch (IOException | UncheckedIOException e) {
+                throw failure("txn-rocksdb cannot extract its native library " + resource + " for platform " + platform
+                    + " to " + dir.toAbsolutePath() + " (" + e + "); " + lookedFor(platform, fileName), notOnLibraryPath);
+            }
+        }
+
+        private void createDirectory(Path dir) throws IOException {
+            if (Files.isDirectory(dir)) {
+                return;
+            }
+            if (host.overrideDir() == null && FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                // The default directory sits in a shared temp dir: only this user may put libraries there.
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } else {
+                Files.createDirectories(dir);
+            }
+        }
+
+        private void checkVersion(String what) {
+            String expected = nativeVersionFor(host.jarVersion());
+            String actual;
+            try {
+                actual = host.nativeVersion();
+            } catch (UnsatisfiedLinkError noVersionFunction) {
+                actual = "older than 0.1.0 (it has no nativeVersion function)";
+            }
+            if (!expected.equals(actual)) {
+                throw new StaleLibraryError("txn-rocksdb: the native library loaded from " + what + " is version " + actual
+                    + ", but this jar (txn-rocksdb-streams " + host.jarVersion() + ") needs version " + expected
+                    + ". Remove the stale library, or replace it with a build of this version.");
+            }
+        }
+
+        /** Where the loader looked: the override directory and java.library.path, and what to do. */
+        private String lookedFor(String platform, String fileName) {
+            String override = host.overrideDir() == null
+                ? "no override directory is set (system property " + DIR_PROPERTY + " or environment variable " + DIR_ENV + ")"
+                : "the override directory " + host.overrideDir().toAbsolutePath() + " (" + host.overrideSource() + ") holds no "
+                    + fileName;
+            return override + ", and java.library.path (" + System.getProperty("java.library.path") + ") holds no " + fileName
+                + ". To use a library built for this machine (README, \"Other platforms\"), put it in a directory named by "
+                + DIR_PROPERTY + " or " + DIR_ENV
+                + (platform == null ? "." : ", or rebuild the jar on a " + platform + " machine.");
+        }
+
+        private static UnsatisfiedLinkError failure(String message, UnsatisfiedLinkError notOnLibraryPath) {
+            UnsatisfiedLinkError error = new UnsatisfiedLinkError(message);
+            if (notOnLibraryPath != null) {
+                error.addSuppressed(notOnLibraryPath);
+            }
+            return error;
+        }
+    }
+
+    /** A loaded library of another version than the jar's: never hidden by a fallback. */
+    static final class StaleLibraryError extends UnsatisfiedLinkError {
+        private static final long serialVersionUID = 1L;
+
+        StaleLibraryError(String message) {
+            super(message);
+        }
+    }
+
+    /** The real process: system properties, the environment, {@code /proc/self/maps}, the jar. */
+    static final class SystemHost implements Host {
+        @Override
+        public String osName() {
+            return System.getProperty("os.name", "");
+        }
+
+        @Override
+        public String osArch() {
+            return System.getProperty("os.arch", "");
+        }
+
+        @Override
+        public boolean musl() {
+            Path maps = Paths.get("/proc/self/maps");
+            try {
+                return Files.isReadable(maps) && mapsShowMusl(Files.readAllLines(maps));
+            } catch (IOException | UncheckedIOException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public String overrideSource() {
+            if (notBlank(System.getProperty(DIR_PROPERTY))) {
+                return "system property " + DIR_PROPERTY;
+            }
+            return notBlank(System.getenv(DIR_ENV)) ? "environment variable " + DIR_ENV : null;
+        }
+
+        @Override
+        public Path overrideDir() {
+            String property = System.getProperty(DIR_PROPERTY);
+            if (notBlank(property)) {
+                return Paths.get(property);
+            }
+            String env = System.getenv(DIR_ENV);
+            return notBlank(env) ? Paths.get(env) : null;
+        }
+
+        @Override
+        public Path defaultExtractDir() {
+            return Paths.get(System.getProperty("java.io.tmpdir"), "txn-rocksdb-" + System.getProperty("user.name", "user"));
+        }
+
+        @Override
+        public String jarVersion() {
+            return jarVersionFromResource();
+        }
+
+        @Override
+        public InputStream resource(String path) {
+            return NativeLibrary.class.getResourceAsStream(path);
+        }
+
+        @Override
+        public void loadFromLibraryPath() {
+            System.loadLibrary(LIBRARY_NAME);
+        }
+
+        @Override
+        public void loadFile(Path file) {
+            System.load(file.toAbsolutePath().toString());
+        }
+
+        @Override
+        public String nativeVersion() {
+            return NativeLibrary.nativeVersion();
+        }
+
+        private static boolean notBlank(String s) {
+            return s != null && !s.isBlank();
+        }
+    }
+
+    /** The jar's Maven version, from {@value #JAR_PROPERTIES} (written by the build). */
+    static String jarVersionFromResource() {
+        Properties properties = new Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(JAR_PROPERTIES)) {
+            if (in == null) {
+                throw new UnsatisfiedLinkError("txn-rocksdb: the jar lacks " + JAR_PROPERTIES + " (built without its resources?)");
+            }
+            properties.load(in);
+        } catch (IOException e) {
+            throw new UnsatisfiedLinkError("txn-rocksdb: cannot read " + JAR_PROPERTIES + ": " + e);
+        }
+        String version = properties.getProperty("version", "");
+        if (version.isEmpty() || version.contains("${")) {
+            throw new UnsatisfiedLinkError("txn-rocksdb: " + JAR_PROPERTIES + " has no version (the build did not filter it): '"
+                + version + "'");
+        }
+        return version;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JVM has SHA-256", e);
+        }
+    }
+
+    private static String hex(byte[] bytes) {
+        StringBuilder s = new StringBuilder(bytes.length * 2);
+        for (byte b : bytes) {
+            s.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+        }
+        return s.toString();
+    }
+
     // ---------------------------------------------------------------- natives (rust/jni/src/library.rs)
 
     private static native boolean setMemoryBudget(long blockCacheBytes, long writeBufferBytes);
+
+    /** The loaded library's version: its Rust crate's ({@code CARGO_PKG_VERSION}). */
+    private static native String nativeVersion();
 }

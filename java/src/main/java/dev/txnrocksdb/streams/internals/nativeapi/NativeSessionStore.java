@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import dev.txnrocksdb.streams.TransactionStrategy;
 import java.nio.file.Path;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
@@ -27,19 +26,17 @@ public final class NativeSessionStore extends NativeStore {
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param dir the store's directory
-     * @param transactional true: writes are staged until {@link #commit}; false: write-through
-     * @param syncCommit true: fsync the write-ahead log on every commit
-     * @param strategy where a transactional store keeps uncommitted writes
+     * @param options transactional or write-through, commit sync, strategy, damaged-WAL policy
      * @param retentionMs how long sessions are kept after they end, in ms
      * @param segmentIntervalMs the time segment size in ms
      * @throws IllegalArgumentException if {@code retentionMs} is negative or
      *     {@code segmentIntervalMs} is not positive
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
      */
-    public static NativeSessionStore open(String storeName, Path dir, boolean transactional, boolean syncCommit,
-                                          TransactionStrategy strategy, long retentionMs, long segmentIntervalMs) {
-        long handle = open(nativePath(dir), transactional, syncCommit, strategy.configName(), retentionMs,
-            segmentIntervalMs);
+    public static NativeSessionStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
+                                          long segmentIntervalMs) {
+        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
+            options.strategy().configName(), options.recoverCorruptedWal(), retentionMs, segmentIntervalMs);
         return new NativeSessionStore(storeName, handle);
     }
 
@@ -131,7 +128,7 @@ public final class NativeSessionStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    long retentionMs, long segmentIntervalMs);
+                                    boolean recoverCorruptedWal, long retentionMs, long segmentIntervalMs);
 
     private static native boolean put(long handle, byte[] key, long start, long end, byte[] aggregate);
 

@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import dev.txnrocksdb.streams.TransactionStrategy;
 import java.nio.file.Path;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 
@@ -39,9 +38,7 @@ public final class NativeWindowStore extends NativeStore {
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param dir the store's directory
-     * @param transactional true: writes are staged until {@link #commit}; false: write-through
-     * @param syncCommit true: fsync the write-ahead log on every commit
-     * @param strategy where a transactional store keeps uncommitted writes
+     * @param options transactional or write-through, commit sync, strategy, damaged-WAL policy
      * @param retentionMs how long windows are kept, in ms
      * @param segmentIntervalMs the time segment size in ms
      * @param edge whether reads return windows exactly at the retention edge
@@ -49,11 +46,11 @@ public final class NativeWindowStore extends NativeStore {
      *     {@code segmentIntervalMs} is not positive
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
      */
-    public static NativeWindowStore open(String storeName, Path dir, boolean transactional, boolean syncCommit,
-                                         TransactionStrategy strategy, long retentionMs, long segmentIntervalMs,
-                                         RetentionEdge edge) {
-        long handle = open(nativePath(dir), transactional, syncCommit, strategy.configName(), retentionMs,
-            segmentIntervalMs, edge == RetentionEdge.INCLUDED);
+    public static NativeWindowStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
+                                         long segmentIntervalMs, RetentionEdge edge) {
+        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
+            options.strategy().configName(), options.recoverCorruptedWal(), retentionMs, segmentIntervalMs,
+            edge == RetentionEdge.INCLUDED);
         return new NativeWindowStore(storeName, handle);
     }
 
@@ -127,7 +124,8 @@ public final class NativeWindowStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    long retentionMs, long segmentIntervalMs, boolean retentionEdgeIncluded);
+                                    boolean recoverCorruptedWal, long retentionMs, long segmentIntervalMs,
+                                    boolean retentionEdgeIncluded);
 
     private static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);
 

@@ -1,0 +1,108 @@
+//! A write-ahead log garbled in its middle (not a torn tail): the store must not reopen silently
+//! without the commits after the damage.
+
+use std::path::{Path, PathBuf};
+use txn_rocksdb::{Error, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
+
+fn tp() -> TopicPartition {
+    TopicPartition { topic: "wal-changelog".into(), partition: 0 }
+}
+
+fn wal_file(dir: &Path) -> PathBuf {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    logs.sort();
+    logs.pop().expect("a WAL file")
+}
+
+/// Five commits of 20 KiB each, then the store is closed (its data only in the WAL).
+fn five_commits(dir: &Path, strategy: Strategy) {
+    let store = KeyValueStore::open(dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+    for commit in 0..5u8 {
+        for i in 0..20u8 {
+            store.put(&[commit, i], Some(&[commit; 1000])).unwrap();
+        }
+        store.commit(&[(tp(), Some(commit as i64 * 100))], None).unwrap();
+    }
+}
+
+/// Garbles 64 bytes in the middle of the store's WAL (commit 3 of 5 or so: after commit 2).
+fn damage_the_middle(dir: &Path) {
+    let wal = wal_file(dir);
+    let mut bytes = std::fs::read(&wal).unwrap();
+    let middle = bytes.len() / 2;
+    for b in &mut bytes[middle..middle + 64] {
+        *b ^= 0x5A;
+    }
+    std::fs::write(&wal, bytes).unwrap();
+}
+
+fn options(strategy: Strategy, recover_corrupted_wal: bool) -> StoreOptions {
+    StoreOptions { strategy, recover_corrupted_wal, ..StoreOptions::default() }
+}
+
+fn committed_keys(store: &KeyValueStore) -> Vec<Vec<u8>> {
+    store.range(Range { committed_only: true, ..Range::all() }).unwrap().collect_all().unwrap().into_iter().map(|(k, _)| k).collect()
+}
+
+#[test]
+fn a_wal_damaged_in_its_middle_refuses_to_open_by_default_and_names_what_was_lost() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let dir = tempfile::tempdir().unwrap();
+        five_commits(dir.path(), strategy);
+        damage_the_middle(dir.path());
+        for attempt in 0..2 {
+            // refusing leaves the files as they were: a second open refuses the same way
+            let Err(e) = KeyValueStore::open(dir.path(), options(strategy, false)) else {
+                panic!("{strategy:?}: opened a store whose WAL is damaged (attempt {attempt})");
+            };
+            assert!(matches!(e, Error::CorruptedWal { .. }), "{strategy:?}: {e:?}");
+            let message = e.to_string();
+            assert!(message.contains(&dir.path().display().to_string()), "{message}");
+            assert!(message.contains("refuses to open"), "{message}");
+            assert!(message.contains(".log"), "names the WAL file: {message}");
+            // the last consistent commit is the second one (offset 100)
+            assert!(message.contains("partition: 0 }, 100)"), "{message}");
+        }
+    }
+}
+
+#[test]
+fn with_recovery_allowed_a_damaged_wal_opens_at_the_last_consistent_commit() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let dir = tempfile::tempdir().unwrap();
+        five_commits(dir.path(), strategy);
+        damage_the_middle(dir.path());
+        {
+            let store = KeyValueStore::open(dir.path(), options(strategy, true)).unwrap();
+            assert_eq!(store.committed_offsets().unwrap(), vec![(tp(), 100)], "{strategy:?}");
+            let keys = committed_keys(&store);
+            assert_eq!(keys, (0..2u8).flat_map(|c| (0..20u8).map(move |i| vec![c, i])).collect::<Vec<_>>(), "{strategy:?}");
+            // the store goes on: a changelog restore and new commits land as usual
+            store.put(&[9, 9], Some(b"after")).unwrap();
+            store.commit(&[(tp(), Some(500))], None).unwrap();
+        }
+        let store = KeyValueStore::open(dir.path(), options(strategy, false)).unwrap();
+        assert_eq!(store.committed_offsets().unwrap(), vec![(tp(), 500)], "{strategy:?}");
+        assert_eq!(store.get(&[9, 9], true).unwrap().as_deref(), Some(&b"after"[..]));
+    }
+}
+
+#[test]
+fn a_torn_last_record_is_tolerated_without_recovery_allowed() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let dir = tempfile::tempdir().unwrap();
+        five_commits(dir.path(), strategy);
+        // a power loss can leave the last record half-written: cut the file inside it
+        let wal = wal_file(dir.path());
+        let length = std::fs::metadata(&wal).unwrap().len();
+        std::fs::OpenOptions::new().write(true).open(&wal).unwrap().set_len(length - 100).unwrap();
+        let store = KeyValueStore::open(dir.path(), options(strategy, false)).unwrap();
+        let offsets = store.committed_offsets().unwrap();
+        assert_eq!(offsets.len(), 1, "{strategy:?}");
+        assert!(offsets[0].1 < 400, "{strategy:?}: the torn last commit cannot have landed: {offsets:?}");
+    }
+}

@@ -1,0 +1,528 @@
+package dev.txnrocksdb.it;
+
+import static dev.txnrocksdb.it.BrokerFixture.say;
+
+import dev.txnrocksdb.examples.wordcount.KafkaBroker;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The end-to-end benchmarks of issue 10, run by {@code bench/e2e.sh} (see bench/README.md), which
+ * write one JSON file that {@code bench/report_e2e.py} turns into Markdown and plots:
+ * <ol>
+ * <li><b>recovery</b>: per state size N, an exactly-once word count ({@link EosCrashApp} with
+ * {@code eos-app.topology=kv}: one key-value store) loads N distinct keys and commits them; while a
+ * trickle of updates keeps it busy it is killed with SIGKILL and restarted, {@code kills} times. Per
+ * restart: process launch to the first record processed, launch to RUNNING, and the changelog records
+ * restored (its {@code StateRestoreListener}'s RESTORE-END lines).</li>
+ * <li><b>throughput</b>: {@link EosCrashApp}'s full topology (count, windowed count, session count)
+ * over the same pre-produced {@link WordInput}; records/s from the first record processed until the
+ * group's committed offsets reach the input's end.</li>
+ * <li><b>memory</b>: peak RSS of one JVM per column holding many bare key-value stores under puts and
+ * commits ({@code dev.txnrocksdb.bench.StoreMemory} from the bench module's jar).</li>
+ * </ol>
+ * Columns: {@code txn} (ours, indexed-batch, the default), {@code txn-secondary} (ours,
+ * secondary-store), {@code kafka-txn} (Kafka 4.4's RocksDB stores with
+ * {@code enable.transactional.statestores=true}: the reference), {@code kafka} (the same, flag off).
+ *
+ * <p>System properties (defaults in brackets): {@code e2e.out} (JSON file, required),
+ * {@code e2e.parts} [recovery,throughput,memory], {@code e2e.smoke} [false: tiny sizes],
+ * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,10000000],
+ * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
+ * {@code e2e.recovery.trickle} [500 records/s], {@code e2e.throughput.records} [1000000],
+ * {@code e2e.throughput.runs} [1], {@code e2e.throughput.columns} [all four], {@code e2e.memory.stores} [50],
+ * {@code e2e.memory.keysPerStore} [100000], {@code e2e.memory.commitEvery} [1000],
+ * {@code e2e.memory.repeats} [3], {@code e2e.memory.columns} [all four], {@code e2e.benchJar}
+ * [bench/target/benchmarks.jar], {@code e2e.command}, {@code e2e.gitCommit} (recorded as given).
+ */
+public final class E2EBench {
+
+    /** A column: which stores the app gets, as {@link EosCrashApp}'s txn argument plus Streams configs. */
+    record Column(String id, boolean txn, List<String> overrides, String description) {
+    }
+
+    static final String REFERENCE = "kafka-txn";
+    static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
+
+    static {
+        for (Column c : List.of(
+                new Column("txn", true, List.of(), "ours, indexed-batch strategy (the default): "
+                        + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
+                new Column("txn-secondary", true, List.of("txn.rocksdb.transaction.strategy=secondary-store"),
+                        "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
+                new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"),
+                        "Kafka 4.4's RocksDB stores with enable.transactional.statestores=true: the reference"),
+                new Column("kafka", false, List.of(), "Kafka 4.4's RocksDB stores with the flag off "
+                        + "(enable.transactional.statestores=false, Kafka's default)"))) {
+            COLUMNS.put(c.id(), c);
+        }
+    }
+
+    private static final boolean SMOKE = Boolean.getBoolean("e2e.smoke");
+    private static final int PARTITIONS = Integer.getInteger("e2e.partitions", 2);
+    private static final Duration RESTART_TIMEOUT = Duration.ofMinutes(15);
+
+    /** The results so far, rewritten to {@link #file} after every run ("complete": false until the end). */
+    private static final Map<String, Object> JSON = new LinkedHashMap<>();
+    private static File file;
+    private static long started;
+
+    private E2EBench() {
+    }
+
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Throwable t) {
+            // exit even if a client thread of a failed part is still alive
+            System.err.println("e2e: FAILED: " + t);
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void run() throws Exception {
+        String out = System.getProperty("e2e.out");
+        if (out == null) throw new IllegalArgumentException("-De2e.out=<json file> is required");
+        List<String> parts = list("e2e.parts", "recovery,throughput,memory");
+        for (String p : parts) {
+            if (!List.of("recovery", "throughput", "memory").contains(p)) {
+                throw new IllegalArgumentException("e2e.parts: unknown part " + p + " (recovery, throughput, memory)");
+            }
+        }
+        started = System.nanoTime();
+        Map<String, Object> json = JSON;
+        json.put("generated", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        json.put("command", System.getProperty("e2e.command", "bench/e2e.sh"));
+        json.put("gitCommit", System.getProperty("e2e.gitCommit", ""));
+        json.put("smoke", SMOKE);
+        json.put("machine", machine());
+        json.put("reference", REFERENCE);
+        Map<String, String> columns = new LinkedHashMap<>();
+        COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
+        json.put("columns", columns);
+        file = new File(out);
+        if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
+        // written after every run too ("complete": false until the end), so a late failure keeps what was measured
+        json.put("complete", false);
+        if (parts.contains("recovery") || parts.contains("throughput")) {
+            try (BrokerFixture kafka = BrokerFixture.start("e2e")) {
+                if (parts.contains("recovery")) recovery(kafka, part("recovery"));
+                if (parts.contains("throughput")) throughput(kafka, part("throughput"));
+            }
+        }
+        if (parts.contains("memory")) memory(part("memory"));
+        json.put("complete", true);
+        checkpoint();
+        say("e2e: wrote " + file + " in " + seconds(started) + " s");
+    }
+
+    /** A part's map in the JSON, filled as its runs complete. */
+    private static Map<String, Object> part(String name) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        JSON.put(name, m);
+        return m;
+    }
+
+    /** Rewrites the JSON file with the results so far. */
+    private static void checkpoint() throws Exception {
+        JSON.put("elapsedSeconds", seconds(started));
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, JSON);
+    }
+
+    // ---------------------------------------------------------------- recovery after kill -9
+
+    static void recovery(BrokerFixture kafka, Map<String, Object> r) throws Exception {
+        long t0 = System.nanoTime();
+        List<Long> sizes = list("e2e.recovery.sizes", SMOKE ? "2000" : "100000,1000000,10000000").stream()
+                .map(s -> (long) Double.parseDouble(s)).toList();
+        int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
+        int trickle = Integer.getInteger("e2e.recovery.trickle", 500);
+        List<Column> columns = columns("e2e.recovery.columns", "txn,kafka-txn,kafka");
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("sizes", sizes);
+        settings.put("kills", kills);
+        settings.put("partitions", PARTITIONS);
+        settings.put("trickleRecordsPerSecond", trickle);
+        settings.put("columns", columns.stream().map(Column::id).toList());
+        settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
+                + EosCrashApp.KV_STORE + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
+        List<Map<String, Object>> results = new ArrayList<>();
+        r.put("settings", settings);
+        r.put("results", results);
+        Random rnd = new Random(42);
+        for (long n : sizes) {
+            String topic = "e2e-recovery-" + n;
+            kafka.createTopics(PARTITIONS, topic);
+            long t = System.nanoTime();
+            produceDistinctKeys(kafka, topic, n);
+            long produced = BrokerFixture.sum(kafka.endOffsets(List.of(topic), PARTITIONS));
+            if (produced != n) throw new IllegalStateException(topic + " holds " + produced + " records, not " + n);
+            say(String.format("recovery: %,d distinct keys produced to %s in %.1f s", n, topic, seconds(t)));
+            for (Column c : columns) {
+                results.add(recoveryRun(kafka, c, topic, n, kills, trickle, rnd));
+                r.put("seconds", seconds(t0));
+                checkpoint();
+            }
+        }
+    }
+
+    /** One column at one state size: load, then {@code kills} kill -9 / restart cycles under a trickle. */
+    static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, String topic, long n, int kills, int trickle,
+                                           Random rnd) throws Exception {
+        String appId = "e2e-rec-" + c.id() + "-" + n;
+        kafka.createTopics(PARTITIONS, EosCrashApp.kvOut(appId));
+        Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
+        List<String> args = new ArrayList<>(c.overrides());
+        args.add(EosCrashApp.INPUT_ARG + "=" + topic);
+        args.add(EosCrashApp.TOPOLOGY_ARG + "=kv");
+        String[] argv = args.toArray(String[]::new);
+        String changelog = appId + "-" + EosCrashApp.KV_STORE + "-changelog";
+
+        long t = System.nanoTime();
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, stateDir.toString(), c.txn(), argv);
+        List<Map<String, Object>> restarts = new ArrayList<>();
+        Map<String, Object> r = new LinkedHashMap<>();
+        try (Trickle updates = new Trickle(kafka, topic, n, trickle)) {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+            kafka.awaitGroupCaughtUp(appId, topic, PARTITIONS, Duration.ofSeconds(300 + n / 2_000));
+            double load = seconds(t);
+            long changelogAfterLoad = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
+            say(String.format("recovery [%s, %,d keys]: loaded and committed in %.1f s (changelog %,d records)",
+                    c.id(), n, load, changelogAfterLoad));
+            r.put("column", c.id());
+            r.put("keys", n);
+            r.put("loadSeconds", load);
+            r.put("loadRecordsPerSecond", n / load);
+            r.put("changelogAfterLoad", changelogAfterLoad);
+            updates.start();
+            for (int kill = 1; kill <= kills; kill++) {
+                // mid-run: the app is processing the trickle
+                Thread.sleep(1000 + rnd.nextInt(1000));
+                if (!app.process.isAlive()) throw new IllegalStateException(app.name + " died before the kill; see its log");
+                app.kill();
+                long changelogAtKill = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
+                long launch = System.nanoTime();
+                app = AppProcess.start(appId + "#" + kill, kafka, appId, stateDir.toString(), c.txn(), argv);
+                app.awaitLine(l -> l.equals("FIRST-PROCESSED"), RESTART_TIMEOUT);
+                app.awaitLine(l -> l.equals("RUNNING"), RESTART_TIMEOUT);
+                Map<String, Object> k = new LinkedHashMap<>();
+                k.put("launchToFirstProcessedMs", (app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED")) - launch) / 1e6);
+                k.put("launchToRunningMs", (app.arrivalOf(0, l -> l.equals("RUNNING")) - launch) / 1e6);
+                long restoreStart = app.arrivalOf(0, l -> l.startsWith("RESTORE-START "));
+                long restoreEnd = app.lastArrivalOf(0, l -> l.startsWith("RESTORE-END "));
+                k.put("restoreMs", restoreStart < 0 || restoreEnd < 0 ? 0 : (restoreEnd - restoreStart) / 1e6);
+                k.put("restored", app.restoredTotal());
+                k.put("changelogAtKill", changelogAtKill);
+                k.put("restoreStarts", restoreStarts(app));
+                restarts.add(k);
+                say(String.format("recovery [%s, %,d keys] kill %d: first record processed %.0f ms after launch "
+                                + "(RUNNING %.0f ms), restored %,d of %,d changelog records%s", c.id(), n, kill,
+                        k.get("launchToFirstProcessedMs"), k.get("launchToRunningMs"), app.restoredTotal(), changelogAtKill,
+                        app.restoredDetail()));
+            }
+            r.put("restarts", restarts);
+            return r;
+        } catch (Exception | AssertionError e) {
+            kafka.showLogs(appId);
+            throw new IllegalStateException("recovery run " + appId + " failed: " + e.getMessage(), e);
+        } finally {
+            app.stop();
+            KafkaBroker.deleteRecursively(stateDir);
+        }
+    }
+
+    /** Changelog partition and store to the offset each restore started from, e.g. {@code {"...-changelog-0 word-counts": 0}}. */
+    private static Map<String, Long> restoreStarts(AppProcess app) {
+        Map<String, Long> starts = new TreeMap<>();
+        for (String l : app.linesFrom(0)) {
+            if (l.startsWith("RESTORE-START ")) {
+                String[] f = l.split(" ");
+                starts.put(f[1] + " " + f[2], Long.parseLong(f[3]));
+            }
+        }
+        return starts;
+    }
+
+    /** Keys {@code k0 .. k<n-1>}, each once, through a producer tuned for bulk (large batches, lz4). */
+    static void produceDistinctKeys(BrokerFixture kafka, String topic, long n) {
+        try (KafkaProducer<String, String> p = bulkProducer(kafka)) {
+            for (long i = 0; i < n; i++) {
+                p.send(new ProducerRecord<>(topic, "k" + i, "v"));
+            }
+            p.flush();
+        }
+    }
+
+    static KafkaProducer<String, String> bulkProducer(BrokerFixture kafka) {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.LINGER_MS_CONFIG, 20,
+                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
+    }
+
+    /** Updates of random existing keys at a steady rate, from {@link #start} until closed: keeps the app busy across kills. */
+    static final class Trickle implements AutoCloseable {
+        private final KafkaProducer<String, String> producer;
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final AtomicLong sent = new AtomicLong();
+        private final Thread thread;
+
+        Trickle(BrokerFixture kafka, String topic, long keys, int perSecond) {
+            producer = kafka.stringProducer();
+            thread = new Thread(() -> {
+                Random rnd = new Random(7);
+                long periodNanos = 1_000_000_000L / Math.max(1, perSecond);
+                long next = System.nanoTime();
+                while (running.get()) {
+                    producer.send(new ProducerRecord<>(topic, "k" + Math.floorMod(rnd.nextLong(), keys), "t"));
+                    sent.incrementAndGet();
+                    next += periodNanos;
+                    long sleep = next - System.nanoTime();
+                    if (sleep > 0) {
+                        try {
+                            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                }
+            }, "trickle-" + topic);
+            thread.setDaemon(true);
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        @Override
+        public void close() throws Exception {
+            running.set(false);
+            if (thread.isAlive()) thread.join(10_000);
+            producer.close(Duration.ofSeconds(10));
+        }
+    }
+
+    // ---------------------------------------------------------------- end-to-end throughput
+
+    static void throughput(BrokerFixture kafka, Map<String, Object> out) throws Exception {
+        long t0 = System.nanoTime();
+        int records = Integer.getInteger("e2e.throughput.records", SMOKE ? 5_000 : 1_000_000);
+        int runs = Integer.getInteger("e2e.throughput.runs", 1);
+        List<Column> columns = columns("e2e.throughput.columns", String.join(",", COLUMNS.keySet()));
+        kafka.createTopics(PARTITIONS, EosCrashApp.INPUT);
+        // the whole input in the past (an hour before now at its end): the broker refuses timestamps over 1 h ahead
+        long firstTs = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis() - records * WordInput.STEP_MS;
+        WordInput input = new WordInput(records, 42, firstTs);
+        long t = System.nanoTime();
+        input.produceUpTo(kafka, records);
+        long produced = BrokerFixture.sum(kafka.endOffsets(List.of(EosCrashApp.INPUT), PARTITIONS));
+        if (produced != records) {
+            throw new IllegalStateException(EosCrashApp.INPUT + " holds " + produced + " records, not " + records
+                    + ": the producer's sends failed (see the broker log)");
+        }
+        say(String.format("throughput: %,d records produced to %s in %.1f s", records, EosCrashApp.INPUT, seconds(t)));
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("records", records);
+        settings.put("runs", runs);
+        settings.put("partitions", PARTITIONS);
+        settings.put("columns", columns.stream().map(Column::id).toList());
+        settings.put("topology", "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
+                + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
+                + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS + " ms of event time");
+        out.put("settings", settings);
+        Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
+        for (int run = 1; run <= runs; run++) {
+            // later runs rotate the order, so a slow drift of the machine falls on every column
+            List<Column> order = new ArrayList<>(columns);
+            java.util.Collections.rotate(order, -(run - 1));
+            for (Column c : order) {
+                byColumn.get(c.id()).add(throughputRun(kafka, c, records, run));
+                out.put("seconds", seconds(t0));
+                checkpoint();
+            }
+        }
+    }
+
+    /** {@code out.results}: per column {@code {column, runs: [...]}}; returns the runs lists by column. */
+    private static Map<String, List<Map<String, Object>>> byColumn(Map<String, Object> out, List<Column> columns) {
+        Map<String, List<Map<String, Object>>> byColumn = new LinkedHashMap<>();
+        List<Map<String, Object>> results = new ArrayList<>();
+        for (Column c : columns) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("column", c.id());
+            List<Map<String, Object>> runs = new ArrayList<>();
+            r.put("runs", runs);
+            byColumn.put(c.id(), runs);
+            results.add(r);
+        }
+        out.put("results", results);
+        return byColumn;
+    }
+
+    static Map<String, Object> throughputRun(BrokerFixture kafka, Column c, int records, int run) throws Exception {
+        String appId = "e2e-tput-" + c.id() + "-r" + run;
+        kafka.createTopics(PARTITIONS, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+        Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
+        long launch = System.nanoTime();
+        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(), c.overrides().toArray(String[]::new));
+        try {
+            app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
+            long first = app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED"));
+            kafka.awaitGroupCaughtUp(appId, EosCrashApp.INPUT, PARTITIONS, Duration.ofSeconds(120 + records / 1_000));
+            long end = System.nanoTime();
+            double secs = (end - first) / 1e9;
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("run", run);
+            r.put("recordsPerSecond", records / secs);
+            r.put("seconds", secs);
+            r.put("launchToFirstProcessedMs", (first - launch) / 1e6);
+            say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s",
+                    c.id(), run, records, secs, records / secs));
+            return r;
+        } catch (Exception | AssertionError e) {
+            kafka.showLogs(appId);
+            throw new IllegalStateException("throughput run " + appId + " failed: " + e.getMessage(), e);
+        } finally {
+            app.stop();
+            KafkaBroker.deleteRecursively(stateDir);
+        }
+    }
+
+    // ---------------------------------------------------------------- memory: peak RSS with many stores
+
+    static void memory(Map<String, Object> out) throws Exception {
+        long t0 = System.nanoTime();
+        int stores = Integer.getInteger("e2e.memory.stores", SMOKE ? 5 : 50);
+        int keysPerStore = Integer.getInteger("e2e.memory.keysPerStore", SMOKE ? 2_000 : 100_000);
+        int commitEvery = Integer.getInteger("e2e.memory.commitEvery", 1_000);
+        int repeats = Integer.getInteger("e2e.memory.repeats", SMOKE ? 1 : 3);
+        List<Column> columns = columns("e2e.memory.columns", String.join(",", COLUMNS.keySet()));
+        out.put("settings", memorySettings(stores, keysPerStore, commitEvery, repeats, columns));
+        Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
+        for (int rep = 1; rep <= repeats; rep++) {
+            List<Column> order = new ArrayList<>(columns);
+            java.util.Collections.rotate(order, -(rep - 1));
+            for (Column c : order) {
+                Map<String, String> result = parseResult(runBench("RESULT ", "StoreMemory-" + c.id() + "-" + rep,
+                        c.id(), Integer.toString(stores), Integer.toString(keysPerStore), Integer.toString(commitEvery)));
+                Map<String, Object> r = new LinkedHashMap<>();
+                r.put("repeat", rep);
+                r.put("vmHwmMiB", Long.parseLong(result.get("vmHwmKiB")) / 1024.0);
+                r.put("vmRssMiB", Long.parseLong(result.get("vmRssKiB")) / 1024.0);
+                r.put("heapUsedMiB", Long.parseLong(result.get("heapUsedKiB")) / 1024.0);
+                r.put("seconds", Double.parseDouble(result.get("seconds")));
+                byColumn.get(c.id()).add(r);
+                say(String.format("memory [%s] repeat %d: peak RSS %.0f MiB (RSS at the end %.0f MiB, heap used %.0f MiB), %s s",
+                        c.id(), rep, r.get("vmHwmMiB"), r.get("vmRssMiB"), r.get("heapUsedMiB"), result.get("seconds")));
+                out.put("seconds", seconds(t0));
+                checkpoint();
+            }
+        }
+    }
+
+    private static Map<String, Object> memorySettings(int stores, int keysPerStore, int commitEvery, int repeats,
+                                                      List<Column> columns) {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("stores", stores);
+        settings.put("keysPerStore", keysPerStore);
+        settings.put("commitEvery", commitEvery);
+        settings.put("repeats", repeats);
+        settings.put("jvm", "-Xmx512m (as the Streams app JVMs)");
+        settings.put("columns", columns.stream().map(Column::id).toList());
+        settings.put("workload", "one JVM per column and repeat: " + stores + " bare key-value stores (bench module's "
+                + "BenchStore, exactly_once_v2 app configs), " + keysPerStore + " distinct 16-byte keys each, a get then "
+                + "a put of a 100-byte value per key, every store committed after each " + commitEvery
+                + " records per store, then a get of every 10th key; peak RSS = VmHWM of /proc/self/status; "
+                + "seconds = the whole run in that JVM");
+        return settings;
+    }
+
+    /** The machine, as the JMH harness describes it ({@code StoreMemory machine}). */
+    static Object machine() throws Exception {
+        String line = runBench("MACHINE ", "machine", "machine");
+        return new ObjectMapper().readValue(line, Map.class);
+    }
+
+    /** Runs {@code StoreMemory <args>} from the bench jar in its own JVM; returns its line starting with {@code prefix}, stripped. */
+    static String runBench(String prefix, String logName, String... args) throws Exception {
+        String jar = System.getProperty("e2e.benchJar", "bench/target/benchmarks.jar");
+        if (!new File(jar).isFile()) throw new IllegalStateException(jar + " missing: build the bench module (bench/e2e.sh without --no-build)");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m", "-cp", jar, "dev.txnrocksdb.bench.StoreMemory"));
+        cmd.addAll(Arrays.asList(args));
+        Path log = Files.createTempFile("txn-rocksdb-e2e-" + logName + "-", ".log");
+        Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
+        String found = null;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String l;
+            while ((l = r.readLine()) != null) {
+                if (l.startsWith(prefix)) found = l.substring(prefix.length());
+            }
+        }
+        if (!p.waitFor(30, TimeUnit.MINUTES)) p.destroyForcibly();
+        if (p.exitValue() != 0 || found == null) {
+            List<String> lines = Files.readAllLines(log);
+            throw new IllegalStateException("StoreMemory " + String.join(" ", args) + " failed (exit " + p.exitValue()
+                    + "); last lines of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+        }
+        Files.delete(log);
+        return found;
+    }
+
+    private static Map<String, String> parseResult(String line) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (String f : line.trim().split(" ")) {
+            int eq = f.indexOf('=');
+            m.put(f.substring(0, eq), f.substring(eq + 1));
+        }
+        return m;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private static List<String> list(String property, String defaults) {
+        return Arrays.stream(System.getProperty(property, defaults).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static List<Column> columns(String property, String defaults) {
+        List<Column> r = new ArrayList<>();
+        for (String id : list(property, defaults)) {
+            Column c = COLUMNS.get(id);
+            if (c == null) throw new IllegalArgumentException(property + ": unknown column " + id + " (" + COLUMNS.keySet() + ")");
+            r.add(c);
+        }
+        return r;
+    }
+
+    private static double seconds(long startNanos) {
+        return Math.round((System.nanoTime() - startNanos) / 1e8) / 10.0;
+    }
+}
