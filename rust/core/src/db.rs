@@ -8,6 +8,9 @@
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::offsets;
+use crate::stats::{self, RecoveryCounters};
+use crate::tuning;
+use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
     BlockBasedIndexType, BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
@@ -65,6 +68,8 @@ pub(crate) struct Db {
     /// Restored changelog records were written without the WAL since the last flush of `data`
     /// ([`Db::write_restored`]); commits then follow [`Db::write_commit`]'s rules.
     restored_unflushed: AtomicBool,
+    /// What recovery did since the store opened (`stats.rs`).
+    pub(crate) recovery: RecoveryCounters,
 }
 
 fn options() -> Options {
@@ -112,7 +117,10 @@ fn options() -> Options {
     // A WAL damaged before its end fails the open (`Db::open` decides what then); RocksDB's
     // default would silently stop replaying at the damage and drop every later commit.
     options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
+    // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
+    // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);
+    options.set_max_log_file_size(1 << 20);
     options.set_keep_log_file_num(2);
     options
 }
@@ -127,7 +135,13 @@ impl Db {
             Err(e) if e.kind() == rust_rocksdb::ErrorKind::Corruption => open_after_corruption(path, e, recover_corrupted_wal)?,
             opened => opened.map_err(|e| Error::storage(path, e))?,
         };
-        Ok(Db { rocks, path: path.to_path_buf(), sync_commit, restored_unflushed: AtomicBool::new(false) })
+        Ok(Db {
+            rocks,
+            path: path.to_path_buf(),
+            sync_commit,
+            restored_unflushed: AtomicBool::new(false),
+            recovery: RecoveryCounters::default(),
+        })
     }
 
     pub(crate) fn data(&self) -> &ColumnFamily {
@@ -252,15 +266,20 @@ impl Db {
 }
 
 fn open_rocks(path: &Path, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
-    let mut db_options = options();
+    // Tuning (`tuning.rs`) comes first: it cannot touch what is set here and in `options`.
+    let mut db_options = tuning::apply(path, options());
     db_options.create_if_missing(true);
     db_options.create_missing_column_families(true);
     db_options.set_wal_recovery_mode(recovery);
-    DB::open_cf_descriptors(&db_options, path, families())
+    if stats::statistics_enabled() {
+        db_options.enable_statistics();
+        db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
+    }
+    DB::open_cf_descriptors(&db_options, path, families(path))
 }
 
-fn families() -> [ColumnFamilyDescriptor; 3] {
-    [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, options()))
+fn families(path: &Path) -> [ColumnFamilyDescriptor; 3] {
+    [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, tuning::apply(path, options())))
 }
 
 /// The open failed with `corruption`. If the instance opens read-only at the point in time
@@ -270,7 +289,7 @@ fn families() -> [ColumnFamilyDescriptor; 3] {
 fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: bool) -> Result<DB> {
     let mut read_only = options();
     read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
-    let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(), false) {
+    let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(path), false) {
         Ok(rocks) => offsets::offsets_in(&rocks, path)?,
         // not (only) the WAL: nothing to decide
         Err(_) => return Err(Error::storage(path, corruption)),

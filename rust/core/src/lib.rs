@@ -24,7 +24,9 @@ mod secondary;
 pub mod segmented;
 pub mod session;
 mod staging;
+pub mod stats;
 mod store;
+pub mod tuning;
 pub mod window;
 
 pub use db::Write;

@@ -237,6 +237,11 @@ impl KeyValueStore {
         staging!(self, staging => staging.uncommitted_bytes())
     }
 
+    /// Every [`crate::stats::Stat`], in its order, read in one go.
+    pub fn stats(&self) -> Vec<i64> {
+        crate::stats::read(&self.shared.db, self.approximate_uncommitted_bytes())
+    }
+
     /// RocksDB's estimate of the committed keys plus the number of staged writes.
     pub fn approximate_num_entries(&self) -> Result<u64> {
         let db = &self.shared.db;

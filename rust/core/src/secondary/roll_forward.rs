@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::fault;
 use crate::offsets;
 use rust_rocksdb::{ReadOptions, WriteBatch};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// A commit copies the temporary store into the main store in batches of about this many bytes.
@@ -80,6 +81,9 @@ pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) ->
         fault::point("commit:before-delete-commit-file")?;
     }
     CommitRecord::remove(&db.path, db.sync_commit)?;
+    if phase == Phase::Recovery {
+        db.recovery.rolled_forward.fetch_add(1, Ordering::Relaxed);
+    }
     Ok(copied_bytes)
 }
 
@@ -100,6 +104,7 @@ fn truncate_all(db: &Db) -> Result<()> {
     let mut end = last.to_vec();
     end.push(0);
     drop(temporary);
+    db.recovery.rolled_back.fetch_add(1, Ordering::Relaxed);
     delete_range(db, &[], &end, true)
 }
 

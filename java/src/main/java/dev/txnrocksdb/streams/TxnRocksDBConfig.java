@@ -1,5 +1,11 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
 /**
  * Names of the configuration entries txn-rocksdb stores read from the Kafka Streams application
  * configuration (the {@code Properties} passed to {@code KafkaStreams}; each store reads them
@@ -9,6 +15,13 @@ package dev.txnrocksdb.streams;
  * Kafka's {@code enable.transactional.statestores=true}
  * ({@code StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG}); see
  * {@link TransactionalStateStore}.
+ *
+ * <p>Every entry is defined once, in {@link #configDef()} (type, default, valid values,
+ * documentation, importance), the counterpart of {@code StreamsConfig.configDef()}. The settings
+ * are validated when {@link TxnRocksDBDslStoreSuppliers} is configured and when a store is
+ * initialized: a malformed value is a {@link ConfigException} naming the key, the value and what
+ * is allowed; an unknown {@code txn.rocksdb.*} key is logged as a warning naming the closest known
+ * key; {@code rocksdb.config.setter} is logged as a warning, since it does not apply to these stores.
  */
 public final class TxnRocksDBConfig {
     /**
@@ -97,5 +110,101 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #WAL_CORRUPTION_CONFIG}. */
     public static final String WAL_CORRUPTION_DEFAULT = "recover-if-changelogged";
 
+    /**
+     * {@value}: string, default empty. RocksDB options for every txn-rocksdb store, in RocksDB's
+     * option-string syntax ({@code key=value;key=value}, nested table options as
+     * {@code block_based_table_factory={key=value;...}}), applied after txn-rocksdb's own when a
+     * store opens. {@value #ROCKSDB_OPTIONS_STORE_PREFIX}{@code <store name>} adds options for one
+     * store, applied after these. Both are checked with RocksDB's parser when the settings are
+     * validated; options that correctness or the shared memory budget depend on (atomic and manual
+     * WAL flush, WAL recovery, comparator, memtable and table factories, the block cache, ...) are
+     * refused with the reason. The memory budget is set with {@link #MEMORY_BLOCK_CACHE_BYTES_CONFIG}
+     * and {@link #MEMORY_WRITE_BUFFER_BYTES_CONFIG}.
+     */
+    public static final String ROCKSDB_OPTIONS_CONFIG = "txn.rocksdb.options";
+
+    /** {@value}: the prefix of the per-store form of {@link #ROCKSDB_OPTIONS_CONFIG}, followed by the store name. */
+    public static final String ROCKSDB_OPTIONS_STORE_PREFIX = "txn.rocksdb.options.";
+
+    /** {@value}: the prefix of every txn-rocksdb entry. */
+    public static final String PREFIX = "txn.rocksdb.";
+
+    private static final ConfigDef CONFIG = new ConfigDef()
+        .define(COMMIT_SYNC_CONFIG, Type.BOOLEAN, COMMIT_SYNC_DEFAULT, Importance.HIGH,
+            "true fsyncs the write-ahead log at every commit (survives power loss); false returns once the commit"
+                + " is in the OS page cache (survives kill -9)")
+        .define(TRANSACTION_STRATEGY_CONFIG, Type.STRING, TRANSACTION_STRATEGY_DEFAULT, new StrategyValidator(),
+            Importance.MEDIUM,
+            "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
+                + " commit) or secondary-store (a temporary store on disk, for transactions larger than memory)")
+        .define(MEMORY_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, MEMORY_BLOCK_CACHE_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.MEDIUM,
+            "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")
+        .define(MEMORY_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, MEMORY_WRITE_BUFFER_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.MEDIUM,
+            "bytes of memtables shared by every store in the process, charged to the block cache (part of it, not"
+                + " added to it); fixed by the first store that opens")
+        .define(ROCKSDB_OPTIONS_CONFIG, Type.STRING, "", new RocksDBOptionsValidator(), Importance.LOW,
+            "RocksDB options for every store, in RocksDB's option-string syntax (key=value;key={nested=value}),"
+                + " checked with RocksDB's parser; txn.rocksdb.options.{store name} adds options for one store. Options"
+                + " that correctness or the shared memory budget depend on are refused with the reason")
+        .define(WAL_CORRUPTION_CONFIG, Type.STRING, WAL_CORRUPTION_DEFAULT,
+            ConfigDef.ValidString.in("recover-if-changelogged", "recover", "fail"), Importance.MEDIUM,
+            "what opening a store does when its write-ahead log is damaged before its end: recover-if-changelogged"
+                + " opens a store with a changelog at its last consistent commit (the changelog restores the rest) and"
+                + " refuses one without; recover always opens there; fail always refuses")
+        .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
+            "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
+                + " from dsl.store.suppliers.class)");
+
     private TxnRocksDBConfig() {}
+
+    /**
+     * The definition of every {@code txn.rocksdb.*} entry.
+     *
+     * @return a copy, which the caller may extend
+     */
+    public static ConfigDef configDef() {
+        return new ConfigDef(CONFIG);
+    }
+
+    /** Checks a value of {@link #ROCKSDB_OPTIONS_CONFIG} (or its per-store form) with RocksDB's parser. */
+    private static final class RocksDBOptionsValidator implements ConfigDef.Validator {
+        /** How the native library starts the message of an invalid argument. */
+        private static final String NATIVE_PREFIX = "invalid argument: ";
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null) {
+                throw new ConfigException(name, null, "Expected RocksDB options (key=value;...), not null");
+            }
+            try {
+                NativeTuning.check(value.toString());
+            } catch (IllegalArgumentException e) {
+                String message = String.valueOf(e.getMessage());
+                throw new ConfigException(name, value, message.startsWith(NATIVE_PREFIX)
+                    ? message.substring(NATIVE_PREFIX.length()) : message);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "RocksDB options (key=value;...)";
+        }
+    }
+
+    /** Accepts what {@link TransactionStrategy#parse} accepts, with its message otherwise. */
+    private static final class StrategyValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof TransactionStrategy)) {
+                TransactionStrategy.parse(value == null ? null : value.toString());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "[" + TransactionStrategy.allowedValues() + "] (case-insensitive)";
+        }
+    }
 }

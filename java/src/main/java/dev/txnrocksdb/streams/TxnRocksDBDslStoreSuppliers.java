@@ -1,6 +1,6 @@
 package dev.txnrocksdb.streams;
 
-import dev.txnrocksdb.streams.internals.ConfigValues;
+import dev.txnrocksdb.streams.internals.StoreSettings;
 import java.util.Map;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.kstream.EmitStrategy;
@@ -86,14 +86,18 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     public TxnRocksDBDslStoreSuppliers() {}
 
     /**
-     * Reads {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG} (default {@code true}).
+     * Validates every {@code txn.rocksdb.*} setting ({@link TxnRocksDBConfig#configDef()}), so a
+     * malformed one fails when Kafka Streams is created rather than when a stream thread first
+     * opens a store, and reads {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG} (default
+     * {@code true}). Unknown {@code txn.rocksdb.*} keys and {@code rocksdb.config.setter} are
+     * logged as warnings.
      *
-     * @throws org.apache.kafka.common.config.ConfigException if that entry is not a boolean
+     * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is
+     *     allowed, if a {@code txn.rocksdb.*} entry is malformed
      */
     @Override
     public void configure(Map<String, ?> configs) {
-        transactional = ConfigValues.booleanValue(configs, TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG,
-            TxnRocksDBConfig.DSL_TRANSACTIONAL_DEFAULT);
+        transactional = StoreSettings.from(configs).dslTransactional();
     }
 
     /** Whether the supplied stores are transactional. */

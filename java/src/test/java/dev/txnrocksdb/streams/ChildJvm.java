@@ -95,6 +95,13 @@ final class ChildJvm {
         assertEquals(SIGKILL_EXIT, child.exitValue(), "child was not killed by SIGKILL; output: " + output());
     }
 
+    /** Waits (up to 2 minutes) for the child to exit by itself and for its output; returns its exit code. */
+    int awaitExit() throws Exception {
+        assertTrue(child.waitFor(120, TimeUnit.SECONDS), "child did not exit: " + output());
+        reader.get(60, TimeUnit.SECONDS);
+        return child.exitValue();
+    }
+
     /** What the child printed so far. */
     List<String> output() {
         synchronized (output) {

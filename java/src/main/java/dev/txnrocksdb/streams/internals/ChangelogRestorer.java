@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.internals.nativeapi.BatchEncoder;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import java.util.Collection;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
@@ -21,18 +22,21 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
     private final Supplier<? extends NativeStore> store;
     private final PositionTracker positions;
     private final boolean consistencyEnabled;
+    private final IntConsumer restoredRecords;
 
     /**
      * @param store the open store (read at each batch, so a reopened store is picked up); throws
      *     {@code InvalidStateStoreException} when there is none
      * @param positions where restored positions go
      * @param consistencyEnabled whether to read positions from changelog headers
+     * @param restoredRecords told the size of every batch restored (metrics)
      */
     public ChangelogRestorer(Supplier<? extends NativeStore> store, PositionTracker positions,
-                             boolean consistencyEnabled) {
+                             boolean consistencyEnabled, IntConsumer restoredRecords) {
         this.store = store;
         this.positions = positions;
         this.consistencyEnabled = consistencyEnabled;
+        this.restoredRecords = restoredRecords;
     }
 
     @Override
@@ -47,5 +51,6 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
         byte[] batch = BatchEncoder.encode(records, ConsumerRecord::key, ConsumerRecord::value);
         store.get().restore(batch);
         positions.mergeCommitted(restored);
+        restoredRecords.accept(records.size());
     }
 }

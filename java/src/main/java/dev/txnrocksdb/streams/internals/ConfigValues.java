@@ -26,28 +26,6 @@ public final class ConfigValues {
         throw new ConfigException(name, value, "Expected true or false");
     }
 
-    /** A positive number of bytes, or null when absent. */
-    public static Long positiveLongValue(Map<String, ?> configs, String name) {
-        Object value = configs.get(name);
-        if (value == null) {
-            return null;
-        }
-        long parsed;
-        if (value instanceof Number) {
-            parsed = ((Number) value).longValue();
-        } else {
-            try {
-                parsed = Long.parseLong(value.toString().trim());
-            } catch (NumberFormatException e) {
-                throw new ConfigException(name, value, "Expected a number of bytes");
-            }
-        }
-        if (parsed <= 0) {
-            throw new ConfigException(name, value, "Expected a positive number of bytes");
-        }
-        return parsed;
-    }
-
     public static String stringValue(Map<String, ?> configs, String name) {
         Object value = configs.get(name);
         return value == null ? null : value.toString();

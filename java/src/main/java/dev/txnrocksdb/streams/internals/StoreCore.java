@@ -1,7 +1,10 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,6 +13,8 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.StateStore;
@@ -60,6 +65,7 @@ public final class StoreCore<S extends NativeStore> {
     private volatile TopicPartition contextChangelogPartition;
     private volatile StateStoreContext context;
     private volatile TransactionStrategy openedStrategy;
+    private volatile StoreMetrics metrics = StoreMetrics.NONE;
 
     /**
      * @param name the store name (also its directory name)
@@ -107,6 +113,7 @@ public final class StoreCore<S extends NativeStore> {
         }
         StoreSettings settings = StoreSettings.from(context.appConfigs()).withTransactionStrategy(storeStrategy);
         settings.validate(name, transactional);
+        NativeLogging.install();
         settings.applyMemoryBudget();
         Path dir = context.stateDir().toPath().resolve(name);
         try {
@@ -114,6 +121,13 @@ public final class StoreCore<S extends NativeStore> {
         } catch (IOException e) {
             throw new ProcessorStateException("Error creating the directory of store " + name + " at " + dir, e);
         }
+        // RocksDB statistics cost a little on every operation: collected, as by Kafka's RocksDB
+        // stores, only for metrics at the DEBUG recording level.
+        boolean statistics = RecordingLevel.DEBUG.name().equalsIgnoreCase(
+            ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
+        NativeStoreStatistics.collectRocksDBStatistics(statistics);
+        String[] rocksDBOptions = settings.rocksDBOptions(name);
+        NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
             settings.recoverCorruptedWal(changelogPartition != null)));
@@ -125,12 +139,15 @@ public final class StoreCore<S extends NativeStore> {
             this.contextChangelogPartition = changelogPartition;
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
+            this.metrics = StoreMetrics.register(context, name, opened, statistics);
             this.store = opened;
         } catch (RuntimeException e) {
             opened.close();
             throw e;
         }
-        context.register(root, new ChangelogRestorer(this::store, positions, settings.consistencyEnabled()));
+        StoreMetrics registered = metrics;
+        context.register(root, new ChangelogRestorer(this::store, positions, settings.consistencyEnabled(),
+            registered::recordRestore));
         return settings;
     }
 
@@ -165,6 +182,8 @@ public final class StoreCore<S extends NativeStore> {
         }
         s.close();
         positions.rollback();
+        metrics.close();
+        metrics = StoreMetrics.NONE;
     }
 
     /**
@@ -205,6 +224,7 @@ public final class StoreCore<S extends NativeStore> {
     public synchronized long recover(long changelogOffset) {
         S s = store();
         s.rollback();
+        metrics.recordRollback();
         // A rolled-forward commit moved the committed offsets and position: read them back. (The
         // position only ever grows; the in-memory one may be ahead by restored batches that the
         // next commit persists, so merge rather than replace.)
@@ -257,6 +277,7 @@ public final class StoreCore<S extends NativeStore> {
     private void commitWithOffsets(Map<TopicPartition, Long> offsets) {
         byte[] position = positions.encodeForCommit();
         store().commit(offsets, position);
+        metrics.recordCommit();
         positions.markCommitted();
         committedOffsets.apply(offsets);
     }

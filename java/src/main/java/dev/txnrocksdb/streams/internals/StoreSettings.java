@@ -2,7 +2,7 @@ package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
@@ -18,6 +18,9 @@ public final class StoreSettings {
     private final boolean syncCommit;
     private final TransactionStrategy transactionStrategy;
     private final boolean consistencyEnabled;
+    private final boolean dslTransactional;
+    private final String rocksDBOptions;
+    private final Map<String, String> storeRocksDBOptions;
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
     private final String walCorruption;
@@ -28,34 +31,50 @@ public final class StoreSettings {
         this.syncCommit = settings.syncCommit;
         this.transactionStrategy = transactionStrategy;
         this.consistencyEnabled = settings.consistencyEnabled;
+        this.dslTransactional = settings.dslTransactional;
+        this.rocksDBOptions = settings.rocksDBOptions;
+        this.storeRocksDBOptions = settings.storeRocksDBOptions;
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
         this.walCorruption = settings.walCorruption;
     }
 
-    private StoreSettings(Map<String, Object> configs) {
+    private StoreSettings(Map<String, ?> configs) {
+        Map<String, Object> ours = ConfigValidation.parse(configs);
         this.exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
             ConfigValues.stringValue(configs, StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         this.transactionalStateStoresEnabled =
             ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
-        this.syncCommit = ConfigValues.booleanValue(configs, TxnRocksDBConfig.COMMIT_SYNC_CONFIG,
-            TxnRocksDBConfig.COMMIT_SYNC_DEFAULT);
-        this.transactionStrategy = transactionStrategyValue(configs);
+        this.syncCommit = (Boolean) ours.get(TxnRocksDBConfig.COMMIT_SYNC_CONFIG);
+        this.transactionStrategy = TransactionStrategy.parse((String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
+        this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
+        this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
+        Map<String, String> perStore = new HashMap<>();
+        configs.forEach((key, value) -> {
+            if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
+                perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
+            }
+        });
+        this.storeRocksDBOptions = Map.copyOf(perStore);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
         this.consistencyEnabled = ConfigValues.booleanValue(configs,
             StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
-        this.blockCacheBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
-        this.writeBufferBytes = ConfigValues.positiveLongValue(configs, TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
-        this.walCorruption = walCorruptionValue(configs);
+        // Set only when configured: otherwise the native library's defaults (the same values) apply.
+        this.blockCacheBytes = configs.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG) == null
+            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
+        this.writeBufferBytes = configs.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG) == null
+            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+        this.walCorruption = (String) ours.get(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG);
     }
 
     /**
-     * Reads the settings.
+     * Reads and validates the settings (see {@link ConfigValidation}).
      *
-     * @throws org.apache.kafka.common.config.ConfigException for a malformed txn-rocksdb entry
+     * @throws org.apache.kafka.common.config.ConfigException for a malformed txn-rocksdb entry,
+     *     naming its key, its value and what is allowed
      */
-    public static StoreSettings from(Map<String, Object> configs) {
+    public static StoreSettings from(Map<String, ?> configs) {
         return new StoreSettings(configs == null ? Map.of() : configs);
     }
 
@@ -118,6 +137,19 @@ public final class StoreSettings {
         return transactionStrategy;
     }
 
+    /** {@link TxnRocksDBConfig#DSL_TRANSACTIONAL_CONFIG}. */
+    public boolean dslTransactional() {
+        return dslTransactional;
+    }
+
+    /**
+     * The RocksDB options for every store ({@link TxnRocksDBConfig#ROCKSDB_OPTIONS_CONFIG}) and
+     * the store's own ({@code txn.rocksdb.options.<store name>}), each possibly empty.
+     */
+    public String[] rocksDBOptions(String storeName) {
+        return new String[] {rocksDBOptions, storeRocksDBOptions.getOrDefault(storeName, "")};
+    }
+
     /**
      * Whether a store opens at its last consistent commit when its write-ahead log is damaged
      * ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}).
@@ -135,32 +167,9 @@ public final class StoreSettings {
         }
     }
 
-    private static final List<String> WAL_CORRUPTION_VALUES = List.of("recover-if-changelogged", "recover", "fail");
-
-    private static String walCorruptionValue(Map<String, Object> configs) {
-        Object value = configs.get(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG);
-        String policy = value == null ? TxnRocksDBConfig.WAL_CORRUPTION_DEFAULT : value.toString().trim();
-        if (!WAL_CORRUPTION_VALUES.contains(policy)) {
-            throw new ConfigException(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, value,
-                "must be one of " + String.join(", ", WAL_CORRUPTION_VALUES));
-        }
-        return policy;
-    }
-
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */
     public boolean consistencyEnabled() {
         return consistencyEnabled;
-    }
-
-    private static TransactionStrategy transactionStrategyValue(Map<String, Object> configs) {
-        Object value = configs.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG);
-        if (value == null) {
-            return TransactionStrategy.parse(TxnRocksDBConfig.TRANSACTION_STRATEGY_DEFAULT);
-        }
-        if (value instanceof TransactionStrategy) {
-            return (TransactionStrategy) value;
-        }
-        return TransactionStrategy.parse(value.toString());
     }
 
     /** Applies the memory budget, if one is configured, before the first store of the process opens. */

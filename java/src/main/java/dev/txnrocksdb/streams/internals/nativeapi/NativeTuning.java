@@ -1,0 +1,40 @@
+package dev.txnrocksdb.streams.internals.nativeapi;
+
+/**
+ * RocksDB option strings for the stores ({@code txn.rocksdb.options}), checked by RocksDB's own
+ * parser and by the engine's list of options correctness depends on. Natives in
+ * {@code rust/jni/src/tuning.rs}; the rules in {@code rust/core/src/tuning.rs}.
+ */
+public final class NativeTuning {
+    static {
+        NativeLibrary.load();
+    }
+
+    private NativeTuning() {}
+
+    /**
+     * Checks an option string as a store's open would.
+     *
+     * @throws IllegalArgumentException with RocksDB's message, or naming an option txn-rocksdb
+     *     does not let anyone change and why
+     */
+    public static void check(String options) {
+        validate(options);
+    }
+
+    /**
+     * Sets the option strings for the stores named {@code storeName} that open from now on: the
+     * one for every store, then the store's own (each may be empty).
+     *
+     * @throws IllegalArgumentException as {@link #check}
+     */
+    public static void configure(String storeName, String everyStore, String thisStore) {
+        setForStore(storeName, everyStore, thisStore);
+    }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/tuning.rs)
+
+    private static native void validate(String options);
+
+    private static native void setForStore(String storeName, String everyStore, String thisStore);
+}

@@ -1,0 +1,63 @@
+package dev.txnrocksdb.streams;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What the native code logs reaches SLF4J: a secondary-store commit killed with SIGKILL after its
+ * commit file was written is rolled forward when the store reopens, and the engine's message about
+ * it appears in the reopening JVM's SLF4J log (slf4j-simple, on its stderr), under the logger
+ * named after the Rust module; records below the logger's level do not.
+ */
+class NativeLoggingTest {
+    private static final String STORE = "logged-store";
+    private static final String ROLL_FORWARD_LOGGER = "dev.txnrocksdb.native.txn_rocksdb.secondary.roll_forward";
+    private static final String OPEN_LOGGER = "dev.txnrocksdb.native.txn_rocksdb.store";
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void theRollForwardAfterACrashIsInTheApplicationsLog() throws Exception {
+        Path commitFile = stateDir.resolve(STORE).resolve("TXN-COMMIT");
+        ChildJvm writer = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE,
+            TransactionStrategy.SECONDARY_STORE.configName(), "40000", "1000");
+        try {
+            writer.awaitLine(CommitCrashWriterMain.COMMITTING);
+            assertTrue(writer.pollUntil(() -> Files.exists(commitFile)), "the commit file never appeared: " + writer.output());
+        } finally {
+            writer.killAndAssertSigkill();
+        }
+        assertTrue(Files.exists(commitFile), "killed before the commit finished");
+
+        List<String> infoLog = reopen("info");
+        String rolledForward = infoLog.stream().filter(line -> line.contains("rolled forward a commit interrupted by a crash"))
+            .findFirst().orElseThrow(() -> new AssertionError("no roll-forward message in " + infoLog));
+        assertTrue(rolledForward.contains("INFO " + ROLL_FORWARD_LOGGER + " - store "), rolledForward);
+        assertTrue(rolledForward.contains(stateDir.resolve(STORE).toString()), rolledForward);
+        assertTrue(infoLog.stream().noneMatch(line -> line.contains(OPEN_LOGGER)), "debug records are filtered at info: " + infoLog);
+
+        List<String> debugLog = reopen("debug");
+        assertTrue(debugLog.stream().anyMatch(line -> line.contains("DEBUG " + OPEN_LOGGER + " - opened store")),
+            "debug records pass once the logger enables debug: " + debugLog);
+        assertTrue(debugLog.stream().noneMatch(line -> line.contains("rolled forward")), "nothing left to roll forward: " + debugLog);
+    }
+
+    /** Reopens the store in a child JVM whose {@code dev.txnrocksdb.native} loggers are at {@code level}; its output. */
+    private List<String> reopen(String level) throws Exception {
+        ChildJvm child = ChildJvm.start(ReopenLoggingMain.class, stateDir.toString(), STORE,
+            TransactionStrategy.SECONDARY_STORE.configName(), level);
+        int exit = child.awaitExit();
+        List<String> output = child.output();
+        assertEquals(0, exit, "the child exits normally, native logging included: " + output);
+        assertTrue(output.contains(ReopenLoggingMain.CLOSED), String.valueOf(output));
+        return output.stream().filter(line -> line.contains("dev.txnrocksdb.native")).collect(Collectors.toList());
+    }
+}
