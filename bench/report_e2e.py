@@ -298,6 +298,8 @@ def memory_md(data, plotted):
            + ("median, min–max in parentheses" if s["repeats"] > 1 else "one run, so no spread")
            + f". The ratio is `{ref}`'s peak RSS over the column's (> 1: less memory than Kafka's "
            f"transactional store). This part took {b.duration(round(m['seconds']))}.\n"]
+    if s.get("note"):
+        out.append(f"Note: {s['note']}.\n")
     if plotted:
         out.append(f"![peak RSS per column]({PLOTS['memory']})\n")
     out.append(f"| column | peak RSS (MiB) | `{ref}` / column | RSS at the end (MiB) | heap in use at the end, "
