@@ -20,9 +20,10 @@ bench/run.sh --smoke --no-build
 # docs/ or bench/results). It packages the tests and bench modules first (nothing recompiles).
 bench/e2e.sh --smoke
 # The Gradle build of the library (Debian's gradle 4.4), and a Gradle app consuming this checkout
-# through a composite build (includeBuild); both reuse $CARGO_TARGET_DIR.
-gradle -q --console=plain build
-(cd examples/gradle-app && gradle -q --console=plain run)
+# through a composite build (includeBuild); both reuse $CARGO_TARGET_DIR. No daemon: a daemon left
+# from an earlier build keeps that build's environment (its CARGO_TARGET_DIR) for the cargo it runs.
+gradle -q --console=plain --no-daemon build
+(cd examples/gradle-app && gradle -q --console=plain --no-daemon run)
 # The README's demo, end to end and exactly as the README runs it: a real KRaft broker,
 # exactly-once word count, kill -9 and restart.
 ./demo.sh
