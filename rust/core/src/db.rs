@@ -7,9 +7,9 @@
 
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::offsets;
 use crate::stats::{self, RecoveryCounters};
 use crate::tuning;
+use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition};
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
     BlockBasedIndexType, BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
@@ -290,7 +290,7 @@ fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: 
     let mut read_only = options();
     read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
     let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(path), false) {
-        Ok(rocks) => offsets::offsets_in(&rocks, path)?,
+        Ok(rocks) => offsets_in(&rocks, path)?,
         // not (only) the WAL: nothing to decide
         Err(_) => return Err(Error::storage(path, corruption)),
     };
@@ -311,6 +311,23 @@ fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: 
         path.display()
     );
     Ok(rocks)
+}
+
+/// The committed changelog offsets in `rocks` (a store's instance, perhaps opened read-only; key
+/// and value layout: the format crate's `offsets`).
+pub(crate) fn offsets_in(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
+    let mut out = Vec::new();
+    let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
+    let mut entries = rocks.raw_iterator_cf(family);
+    entries.seek_to_first();
+    while let (Some(key), Some(value)) = (entries.key(), entries.value()) {
+        if is_offset_key(key) {
+            out.push(decode_offset(key, value).map_err(|why| Error::storage(path, why))?);
+        }
+        entries.next();
+    }
+    entries.status().map_err(|e| Error::storage(path, e))?;
+    Ok(out)
 }
 
 /// The names of the WAL files in `path`, for messages.

@@ -17,6 +17,7 @@ use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
+use txn_rocksdb_format::segment::{self, prefix as segment_prefix, prefixed};
 
 /// Kafka's `NO_TIMESTAMP`: stream time before any record was seen.
 pub const NO_TIMESTAMP: i64 = -1;
@@ -35,33 +36,9 @@ impl SegmentOptions {
     }
 }
 
-/// Length of the segment prefix in front of every store key.
-const SEGMENT_PREFIX_LEN: usize = 8;
-
-/// The segment prefix of a segment: its id as 8 big-endian bytes with the sign bit flipped, so
-/// prefixes sort like the signed ids.
-fn segment_prefix(segment: i64) -> [u8; SEGMENT_PREFIX_LEN] {
-    ((segment as u64) ^ (1 << 63)).to_be_bytes()
-}
-
-/// The key under which `store_key` of `segment` is kept: segment prefix ++ store key.
-fn prefixed(segment: i64, store_key: &[u8]) -> Vec<u8> {
-    let mut key = Vec::with_capacity(SEGMENT_PREFIX_LEN + store_key.len());
-    key.extend_from_slice(&segment_prefix(segment));
-    key.extend_from_slice(store_key);
-    key
-}
-
-/// The store key of a kept key (its segment prefix removed).
-fn store_key_of(key: &[u8]) -> &[u8] {
-    &key[SEGMENT_PREFIX_LEN..]
-}
-
-/// The segment id of a kept key, `None` if it is shorter than a segment prefix.
-fn segment_of(key: &[u8]) -> Option<i64> {
-    let prefix: [u8; SEGMENT_PREFIX_LEN] = key.get(..SEGMENT_PREFIX_LEN)?.try_into().ok()?;
-    Some((u64::from_be_bytes(prefix) ^ (1 << 63)) as i64)
-}
+/// Length of the segment prefix in front of every store key (layout: the format crate's
+/// [`txn_rocksdb_format::segment`]).
+const SEGMENT_PREFIX_LEN: usize = segment::PREFIX_LEN;
 
 /// Which timestamps at the retention edge reads still return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -342,9 +319,8 @@ impl SegmentIter {
             let (lower, upper, reverse) = (self.scan.lower.as_deref(), self.scan.upper.as_deref(), self.scan.reverse);
             let mut stopped_in = None;
             let count = entries.next_chunk_until(max_entries, max_bytes, |key, value| {
-                let Some(key_segment) = segment_of(key) else { return Step::Skip };
+                let Some((key_segment, store_key)) = segment::split(key) else { return Step::Skip };
                 if key_segment == segment {
-                    let store_key = store_key_of(key);
                     let below = lower.is_some_and(|lower| store_key < lower);
                     let above = upper.is_some_and(|upper| store_key > upper);
                     if !below && !above {
@@ -421,14 +397,6 @@ impl FilteredIter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn segment_prefix_orders_like_signed_ids() {
-        let ids = [i64::MIN, -2, -1, 0, 1, 2, i64::MAX];
-        for pair in ids.windows(2) {
-            assert!(segment_prefix(pair[0]) < segment_prefix(pair[1]));
-        }
-    }
 
     #[test]
     fn kafka_default_interval() {

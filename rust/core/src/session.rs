@@ -1,7 +1,8 @@
 //! Session store: Kafka's `RocksDBSessionStore` semantics on a [`SegmentedStore`].
 //!
-//! Store keys are Kafka's `SessionKeySchema` bytes `[key][end: i64 BE][start: i64 BE]`, segmented
-//! by session end, so order, visibility and restore keys match the built-in store byte for byte.
+//! Store keys are Kafka's `SessionKeySchema` bytes `[key][end: i64 BE][start: i64 BE]` (the format
+//! crate's [`txn_rocksdb_format::session_key`]), segmented by session end, so order, visibility
+//! and restore keys match the built-in store byte for byte.
 
 use crate::error::Result;
 use crate::segmented::{with_segment_timestamps, FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedStore};
@@ -9,24 +10,7 @@ use crate::store::StoreOptions;
 use crate::window::upper_range;
 use std::path::Path;
 
-pub const SUFFIX_LEN: usize = 16;
-
-/// `[key][end][start]`.
-pub fn store_key(key: &[u8], start: i64, end: i64) -> Vec<u8> {
-    let mut store_key = Vec::with_capacity(key.len() + SUFFIX_LEN);
-    store_key.extend_from_slice(key);
-    store_key.extend_from_slice(&end.to_be_bytes());
-    store_key.extend_from_slice(&start.to_be_bytes());
-    store_key
-}
-
-/// Splits a store key into (key, start, end); `None` if it is too short.
-pub fn split_store_key(store_key: &[u8]) -> Option<(&[u8], i64, i64)> {
-    let key_len = store_key.len().checked_sub(SUFFIX_LEN)?;
-    let end = i64::from_be_bytes(store_key[key_len..key_len + 8].try_into().ok()?);
-    let start = i64::from_be_bytes(store_key[key_len + 8..].try_into().ok()?);
-    Some((&store_key[..key_len], start, end))
-}
+pub use txn_rocksdb_format::session_key::{split_store_key, store_key, SUFFIX_LEN};
 
 /// Which sessions a find covers: keys in `[key_from, key_to]` (inclusive, `None` open) whose
 /// end is at least `earliest_end` and whose start is at most `latest_start`.

@@ -1,8 +1,8 @@
 //! Window store: Kafka's `RocksDBWindowStore` semantics on a [`SegmentedStore`].
 //!
-//! Store keys are Kafka's `WindowKeySchema` bytes `[key][start: i64 BE][seq: i32 BE]`, segmented
-//! by window start, so iteration order, visibility and restore keys match the built-in store
-//! byte for byte. Duplicate handling (the sequence number) is the caller's, as in Kafka.
+//! Store keys are Kafka's `WindowKeySchema` bytes `[key][start: i64 BE][seq: i32 BE]` (the format
+//! crate's [`txn_rocksdb_format::window_key`]), segmented by window start, so iteration order,
+//! visibility and restore keys match the built-in store byte for byte. Duplicate handling (the sequence number) is the caller's, as in Kafka.
 
 use crate::error::Result;
 use crate::segmented::{
@@ -11,35 +11,8 @@ use crate::segmented::{
 use crate::store::StoreOptions;
 use std::path::Path;
 
-pub const SUFFIX_LEN: usize = 12;
-
-/// `[key][start][seq]`.
-pub fn store_key(key: &[u8], start: i64, seq: i32) -> Vec<u8> {
-    let mut store_key = Vec::with_capacity(key.len() + SUFFIX_LEN);
-    store_key.extend_from_slice(key);
-    store_key.extend_from_slice(&start.to_be_bytes());
-    store_key.extend_from_slice(&seq.to_be_bytes());
-    store_key
-}
-
-/// Splits a store key into (key, start, seq); `None` if it is too short.
-pub fn split_store_key(store_key: &[u8]) -> Option<(&[u8], i64, i32)> {
-    let key_len = store_key.len().checked_sub(SUFFIX_LEN)?;
-    let start = i64::from_be_bytes(store_key[key_len..key_len + 8].try_into().ok()?);
-    let seq = i32::from_be_bytes(store_key[key_len + 8..].try_into().ok()?);
-    Some((&store_key[..key_len], start, seq))
-}
-
-/// The smallest inclusive upper scan bound covering every store key `k ++ suffix` with
-/// `k <= key` and `suffix <= max_suffix` (suffixes of that fixed length).
-///
-/// A key that is a proper prefix of `key` sorts before it, yet its store keys can sort after
-/// `key ++ max_suffix` (its suffix is compared with `key`'s later bytes), so the bound is the
-/// largest `prefix ++ max_suffix` over every prefix of `key`. Kafka's `OrderedBytes.upperRange`
-/// approximates this and can miss such entries; ours is exact, so results are a superset.
-pub(crate) fn upper_range(key: &[u8], max_suffix: &[u8]) -> Vec<u8> {
-    (0..=key.len()).map(|len| [&key[..len], max_suffix].concat()).max().unwrap_or_default()
-}
+pub use txn_rocksdb_format::window_key::{split_store_key, store_key, SUFFIX_LEN};
+pub(crate) use txn_rocksdb_format::window_key::upper_range;
 
 /// Which windows a fetch covers. Key bounds are inclusive; `None` is open.
 #[derive(Debug, Clone, Default)]
@@ -148,24 +121,3 @@ impl WindowStore {
 
 /// Iterator over window entries; yields `(store key, value)`.
 pub type WindowIter = FilteredIter;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn upper_range_covers_keys_that_are_prefixes() {
-        assert_eq!(upper_range(b"ab", &[0, 9]), b"ab\x00\x09".to_vec());
-        assert_eq!(upper_range(&[5, 0, 7], &[1, 9]), vec![5, 1, 9]);
-        // [255] ++ [0, 5] must be covered when the bound key is [255, 0] and suffixes go to [0, 9].
-        let bound = upper_range(&[255, 0], &[0, 9]);
-        assert!([&[255u8][..], &[0, 5]].concat() <= bound);
-    }
-
-    #[test]
-    fn store_key_round_trips() {
-        let key = store_key(b"k", 42, 7);
-        assert_eq!(split_store_key(&key), Some((&b"k"[..], 42, 7)));
-        assert_eq!(split_store_key(&key[..5]), None);
-    }
-}

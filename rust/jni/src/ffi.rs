@@ -24,6 +24,12 @@ impl From<CoreError> for NativeError {
     }
 }
 
+impl From<txn_rocksdb_format::Malformed> for NativeError {
+    fn from(e: txn_rocksdb_format::Malformed) -> Self {
+        invalid(e.0)
+    }
+}
+
 impl From<jni::errors::Error> for NativeError {
     fn from(e: jni::errors::Error) -> Self {
         NativeError::Jni(e)

@@ -188,7 +188,7 @@ impl Staging for TempStore {
         // Committed-view readers keep the pre-commit view until the offsets have landed.
         self.committed.freeze(&self.db);
         // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
-        if let Err(e) = record.write(&self.db.path, self.db.sync_commit) {
+        if let Err(e) = commit_file::write(&record, &self.db.path, self.db.sync_commit) {
             if commit_file_exists(&self.db) {
                 self.interrupted.store(true, Ordering::Release);
             } else {
@@ -213,7 +213,7 @@ impl Staging for TempStore {
     fn rollback(&self) -> Result<()> {
         let mut current = lock(&self.current);
         if self.interrupted.load(Ordering::Acquire) {
-            if let Some(record) = CommitRecord::read(&self.db.path)? {
+            if let Some(record) = commit_file::read(&self.db.path)? {
                 roll_forward(&self.db, &record, Phase::Recovery)?;
             }
             self.interrupted.store(false, Ordering::Release);

@@ -80,7 +80,7 @@ pub(crate) fn roll_forward(db: &Arc<Db>, record: &CommitRecord, phase: Phase) ->
     if phase == Phase::Commit {
         fault::point("commit:before-delete-commit-file")?;
     }
-    CommitRecord::remove(&db.path, db.sync_commit)?;
+    commit_file::remove(&db.path, db.sync_commit)?;
     if phase == Phase::Recovery {
         db.recovery.rolled_forward.fetch_add(1, Ordering::Relaxed);
     }
@@ -125,7 +125,7 @@ pub(crate) fn commit_file_exists(db: &Db) -> bool {
 /// a commit file means a commit was in flight and rolls forward; then anything left in the
 /// temporary store is uncommitted and is thrown away.
 pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
-    if let Some(record) = CommitRecord::read(&db.path)? {
+    if let Some(record) = commit_file::read(&db.path)? {
         let bytes = roll_forward(db, &record, Phase::Recovery)?;
         log::info!("store {}: rolled forward a commit interrupted by a crash ({bytes} bytes of records)", db.path.display());
     }

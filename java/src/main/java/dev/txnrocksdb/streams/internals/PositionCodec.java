@@ -59,22 +59,39 @@ public final class PositionCodec {
                 throw new ProcessorStateException("Unknown version " + version + " of the committed position of store "
                     + storeName + "; this library writes version " + VERSION);
             }
-            int topicCount = in.getInt();
+            // Counts and lengths come from disk: a damaged one must be an error, not a huge allocation.
+            int topicCount = count(in, Integer.BYTES * 2, "topic count", bytes, storeName);
             Map<String, Map<Integer, Long>> positions = new HashMap<>();
             for (int t = 0; t < topicCount; t++) {
-                byte[] name = new byte[in.getInt()];
+                byte[] name = new byte[count(in, 1, "topic name length", bytes, storeName)];
                 in.get(name);
-                int partitionCount = in.getInt();
+                int partitionCount = count(in, Integer.BYTES + Long.BYTES, "partition count", bytes, storeName);
                 Map<Integer, Long> partitions = new HashMap<>();
                 for (int p = 0; p < partitionCount; p++) {
                     partitions.put(in.getInt(), in.getLong());
                 }
                 positions.put(new String(name, StandardCharsets.UTF_8), partitions);
             }
+            if (in.hasRemaining()) {
+                throw malformed(bytes, storeName, in.remaining() + " trailing bytes", null);
+            }
             return Position.fromMap(positions);
-        } catch (BufferUnderflowException | NegativeArraySizeException e) {
-            throw new ProcessorStateException("Malformed committed position of store " + storeName + " ("
-                + bytes.length + " bytes)", e);
+        } catch (BufferUnderflowException e) {
+            throw malformed(bytes, storeName, "truncated", e);
         }
+    }
+
+    /** An int32 count of items of at least {@code itemBytes} each, checked against the bytes left. */
+    private static int count(ByteBuffer in, int itemBytes, String what, byte[] bytes, String storeName) {
+        int count = in.getInt();
+        if (count < 0 || (long) count * itemBytes > in.remaining()) {
+            throw malformed(bytes, storeName, what + " " + count + " with " + in.remaining() + " bytes left", null);
+        }
+        return count;
+    }
+
+    private static ProcessorStateException malformed(byte[] bytes, String storeName, String detail, Throwable cause) {
+        return new ProcessorStateException("Malformed committed position of store " + storeName + " (" + bytes.length
+            + " bytes: " + detail + ")", cause);
     }
 }

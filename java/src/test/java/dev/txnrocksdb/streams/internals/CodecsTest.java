@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -80,6 +81,54 @@ class CodecsTest {
         ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(new byte[] {7}, "my-store"));
         assertTrue(e.getMessage().contains("my-store"), e.getMessage());
         assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(new byte[] {0, 0, 0, 0, 1}, "my-store"));
+    }
+
+    /**
+     * The position is read from disk: damaged bytes are a {@link ProcessorStateException} naming the
+     * store, never another exception, and never an allocation the bytes cannot describe. Seeded
+     * random inputs: valid encodings with flipped bytes, cut short, with large counts written in,
+     * and random bytes; what decodes re-encodes to an equal position.
+     */
+    @Test
+    void damagedPositionBytesAreAnErrorNamingTheStore() {
+        Random random = new Random(20261201L);
+        byte[] valid = PositionCodec.encode(Position.emptyPosition().withComponent("topic-a", 0, 10)
+            .withComponent("topic-a", 3, 11).withComponent("b", 1, 12));
+        for (int i = 0; i < 100_000; i++) {
+            byte[] input;
+            switch (i % 4) {
+                case 0:
+                    input = valid.clone();
+                    input[random.nextInt(input.length)] ^= (byte) (1 + random.nextInt(255));
+                    break;
+                case 1:
+                    input = Arrays.copyOf(valid, random.nextInt(valid.length));
+                    break;
+                case 2:
+                    input = valid.clone();
+                    ByteBuffer.wrap(input).putInt(random.nextInt(input.length - 3), random.nextInt());
+                    break;
+                default:
+                    input = new byte[random.nextInt(64)];
+                    random.nextBytes(input);
+                    if (input.length > 0) {
+                        input[0] = 0;
+                    }
+            }
+            try {
+                Position decoded = PositionCodec.decode(input, "s");
+                assertEquals(decoded, PositionCodec.decode(PositionCodec.encode(decoded), "s"));
+            } catch (ProcessorStateException e) {
+                assertTrue(e.getMessage().contains("store s"), e.getMessage());
+            }
+        }
+        // Before the bounds checks, a name length of 2^31 - 1 allocated 2 GiB before failing.
+        byte[] hugeName = ByteBuffer.allocate(13).put((byte) 0).putInt(1).putInt(Integer.MAX_VALUE).putInt(0).array();
+        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(hugeName, "s"));
+        assertTrue(e.getMessage().contains("topic name length 2147483647 with 4 bytes left"), e.getMessage());
+        byte[] trailing = Arrays.copyOf(valid, valid.length + 1);
+        e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(trailing, "s"));
+        assertTrue(e.getMessage().contains("1 trailing bytes"), e.getMessage());
     }
 
     @Test

@@ -1,0 +1,41 @@
+//! The byte layouts of txn-rocksdb, one module per format: every decoder of bytes that come from
+//! disk, from a changelog or across the JNI boundary lives here, next to its encoder.
+//!
+//! Nothing here links RocksDB or the JVM, so the fuzz targets (`rust/format/fuzz`) and sanitizer
+//! runs (`scripts/sanitize.sh`) build this crate in seconds on a nightly toolchain. Decoders never
+//! panic and never allocate more than their input can describe: malformed bytes are a
+//! [`Malformed`] error naming what was wrong.
+//!
+//! - [`commit_record`]: the secondary-store strategy's commit file.
+//! - [`offsets`]: changelog offsets and the position key in the `offsets` column family.
+//! - [`segment`]: the segment prefix of window and session stores.
+//! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
+//!   restore decodes).
+//! - [`temporary`]: the secondary-store strategy's temporary-store keys and values.
+//! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks).
+
+pub mod commit_record;
+pub mod offsets;
+#[doc(hidden)]
+pub mod properties;
+mod reader;
+pub mod segment;
+pub mod session_key;
+pub mod temporary;
+pub mod window_key;
+pub mod wire;
+
+/// Bytes that do not follow their format; the message says what was wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed(pub String);
+
+impl std::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Malformed {}
+
+/// A decoder's result.
+pub type Decoded<T> = std::result::Result<T, Malformed>;

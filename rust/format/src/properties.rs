@@ -1,0 +1,97 @@
+//! The properties the fuzz targets check (`rust/format/fuzz`), one function per target, also run
+//! over the kept corpora by `tests/fuzz_regressions.rs` on stable. Each takes any bytes and
+//! panics only when a decoder breaks its contract: a decoder never panics, never reserves memory
+//! for more than its input can describe, and what it accepts re-encodes to bytes that decode the
+//! same (to the same bytes where the format has one encoding per value).
+//! Not API.
+
+use crate::commit_record::{seal, CommitRecord};
+use crate::offsets::{decode_offset, offset_key, offset_value};
+use crate::temporary::{self, generation_bounds};
+use crate::wire::{decode_batch, decode_offset_updates, encode_offset_updates, push_batch_entry};
+use crate::{segment, session_key, window_key};
+
+/// Any bytes as a commit file. What decodes re-encodes to a file that decodes to the same record
+/// (not always to the same bytes: offset writes and range deletes may come in any order in a
+/// file, and their order carries no meaning, as they go to different column families; the
+/// order within each kind is kept).
+pub fn commit_record(bytes: &[u8]) {
+    if let Ok(record) = CommitRecord::decode(bytes) {
+        assert_eq!(CommitRecord::decode(&record.encode()).as_ref(), Ok(&record));
+        let (lower, upper) = generation_bounds(record.generation);
+        assert!(lower < upper);
+    }
+}
+
+/// A commit file with a valid magic and checksum around arbitrary contents (what a bug or a
+/// hostile writer could leave): reaches the decoder past the checksum.
+pub fn commit_record_sealed(body: &[u8]) {
+    commit_record(&seal(body));
+}
+
+/// Any bytes as a window or session changelog key (restore decodes a record's segment from
+/// them), as a kept key (segment prefix ++ store key) and as a temporary-store entry.
+pub fn changelog_keys(bytes: &[u8]) {
+    match window_key::split_store_key(bytes) {
+        Some((key, start, seq)) => assert_eq!(window_key::store_key(key, start, seq), bytes),
+        None => assert!(bytes.len() < window_key::SUFFIX_LEN),
+    }
+    match session_key::split_store_key(bytes) {
+        Some((key, start, end)) => assert_eq!(session_key::store_key(key, start, end), bytes),
+        None => assert!(bytes.len() < session_key::SUFFIX_LEN),
+    }
+    match segment::split(bytes) {
+        Some((id, store_key)) => assert_eq!(segment::prefixed(id, store_key), bytes),
+        None => assert!(bytes.len() < segment::PREFIX_LEN),
+    }
+    // The scan bound covers the key itself with any suffix up to the maximal one.
+    let (key, suffix) = bytes.split_at(bytes.len() / 2);
+    assert!([key, suffix].concat() <= window_key::upper_range(key, &vec![0xFF; suffix.len()]));
+    if let Some(prefix) = bytes.get(..temporary::GENERATION_PREFIX_LEN) {
+        let generation = u64::from_be_bytes(prefix.try_into().unwrap());
+        assert_eq!(temporary::temporary_key(generation, temporary::store_key(bytes)), bytes);
+    }
+    if let Some(value) = temporary::decode_value(bytes) {
+        assert_eq!(temporary::encode_value(Some(value)), bytes);
+    }
+}
+
+/// Any bytes as an entry of the `offsets` column family: the first byte says where the key
+/// ends and the value starts.
+pub fn offsets(bytes: &[u8]) {
+    let Some((&split, rest)) = bytes.split_first() else { return };
+    let (key, value) = rest.split_at((split as usize).min(rest.len()));
+    if let Ok((partition, offset)) = decode_offset(key, value) {
+        assert_eq!(offset_key(&partition), key);
+        assert_eq!(offset_value(offset), value);
+    }
+}
+
+/// Any bytes as what Java passes across JNI: a write batch (puts, restores) and a commit's
+/// offset updates.
+pub fn jni_wire(bytes: &[u8]) {
+    if let Ok(entries) = decode_batch(bytes) {
+        let mut encoded = Vec::with_capacity(bytes.len());
+        for (key, value) in &entries {
+            push_batch_entry(&mut encoded, key, *value);
+        }
+        assert_eq!(encoded, bytes);
+    }
+    if let Ok(updates) = decode_offset_updates(bytes) {
+        // `hasOffset` is any non-zero byte and an absent offset's 8 bytes are ignored, so compare
+        // decodings, not bytes.
+        assert_eq!(decode_offset_updates(&encode_offset_updates(&updates)).as_ref(), Ok(&updates));
+    }
+}
+
+/// A property: panics when a decoder breaks its contract on `bytes`.
+pub type Property = fn(&[u8]);
+
+/// Every target by name (the fuzz binaries' names).
+pub const TARGETS: [(&str, Property); 5] = [
+    ("commit_record", commit_record),
+    ("commit_record_sealed", commit_record_sealed),
+    ("changelog_keys", changelog_keys),
+    ("offsets", offsets),
+    ("jni_wire", jni_wire),
+];

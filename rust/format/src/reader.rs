@@ -1,0 +1,73 @@
+//! A big-endian cursor over an input buffer that reports truncation instead of panicking.
+
+use crate::{Decoded, Malformed};
+
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    what: &'static str,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8], what: &'static str) -> Self {
+        Reader { buf, what }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    pub(crate) fn take(&mut self, n: usize) -> Decoded<&'a [u8]> {
+        if self.buf.len() < n {
+            return Err(Malformed(format!("truncated {}: needed {n} more bytes, {} left", self.what, self.buf.len())));
+        }
+        let (head, rest) = self.buf.split_at(n);
+        self.buf = rest;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self) -> Decoded<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    pub(crate) fn u8(&mut self) -> Decoded<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    pub(crate) fn i32(&mut self) -> Decoded<i32> {
+        Ok(i32::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u32(&mut self) -> Decoded<u32> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn i64(&mut self) -> Decoded<i64> {
+        Ok(i64::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u64(&mut self) -> Decoded<u64> {
+        Ok(u64::from_be_bytes(self.array()?))
+    }
+
+    /// A byte string prefixed by its length as a signed `i32`; `None` for length -1 (only where
+    /// `nullable`). The JNI wire format.
+    pub(crate) fn i32_prefixed(&mut self, nullable: bool) -> Decoded<Option<&'a [u8]>> {
+        match self.i32()? {
+            -1 if nullable => Ok(None),
+            n if n < 0 => Err(Malformed(format!("negative length {n} in {}", self.what))),
+            n => Ok(Some(self.take(n as usize)?)),
+        }
+    }
+
+    /// A byte string prefixed by its length as an unsigned `u32`. The commit file's format.
+    pub(crate) fn u32_prefixed(&mut self) -> Decoded<&'a [u8]> {
+        let len = self.u32()? as usize;
+        self.take(len)
+    }
+}
