@@ -167,7 +167,7 @@ fn commit(c: &mut Criterion) {
     let mut group = c.benchmark_group("commit");
     group.sample_size(20);
     for strategy in STRATEGIES {
-        for dirty in [1_000u64, 10_000] {
+        for dirty in [10u64, 1_000, 10_000] {
             let dir = tempfile::tempdir().unwrap();
             let store = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
             let mut sequence = Sequence(5);
