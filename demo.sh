@@ -18,9 +18,9 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 if ! compgen -G "$CARGO_TARGET_DIR/release/build/rust-librocksdb-sys-*/out/librocksdb.a" >/dev/null; then
   cat <<MSG
 ==> first build: cargo compiles RocksDB's C++ (the storage engine our Rust core links statically)
-    together with the Rust crates. This takes about 40 minutes on 2 cores (less with more cores:
+    together with the Rust crates. This takes 15 to 35 minutes on 2 cores (less with more cores:
     cargo builds in parallel), once: later runs reuse $CARGO_TARGET_DIR
-    and start the demo in about a minute. Cargo's progress follows; the RocksDB step
+    and start the demo in under a minute. Cargo's progress follows; the RocksDB step
     (rust-librocksdb-sys build script) prints nothing while it compiles.
 MSG
 fi

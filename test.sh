@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the Rust engine's (unit, property, crash), the Java library's (store, topology,
+# Runs every test: the Rust engine's (unit, property, crash, power loss), the decoders' fuzz targets
+# (briefly), the Java library's (store, topology,
 # DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke runs, then the demo on a
 # real broker; the native library is built once, in release mode.
 set -euo pipefail
@@ -10,6 +11,10 @@ cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
+# The decoders of bytes from disk, changelogs and Java, fuzzed for 20 s each (cargo fuzz, nightly; the
+# format crate builds without RocksDB, so this adds about 4 minutes cold, 2 warm). scripts/fuzz.sh
+# without arguments fuzzes longer.
+scripts/fuzz.sh --seconds 20
 # The native library comes from $CARGO_TARGET_DIR (else target/), where cargo test just built RocksDB.
 mvn -B --no-transfer-progress install
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
