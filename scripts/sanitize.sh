@@ -36,4 +36,7 @@ echo "==> cargo +nightly test under AddressSanitizer + LeakSanitizer (target dir
 if [[ $# -eq 0 ]]; then
   set -- --workspace
 fi
-cargo +nightly test --release --target "$triple" "$@"
+# Skipped: the one test that measures peak RSS (ASan's shadow memory and its quarantine of freed
+# blocks make RSS meaningless); its memory is still checked for errors and leaks by the others.
+cargo +nightly test --release --no-fail-fast --target "$triple" "$@" -- \
+  --skip secondary_store_commits_a_transaction_far_larger_than_memory_with_flat_rss
