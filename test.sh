@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: the Rust engine's (unit, property, crash, power loss), the decoders' fuzz targets
-# (briefly), the Java library's (store, topology,
-# DSL differential and crash tests, with -Xcheck:jni), the benchmarks' smoke runs, then the demo on a
-# real broker; the native library is built once, in release mode.
+# (briefly), the Java library's (store, topology, DSL differential and crash tests, with
+# -Xcheck:jni), the benchmarks' smoke runs, then the demo on a real broker; the native library is
+# built once, in release mode.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install-deps.sh

@@ -17,6 +17,7 @@ use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
+// Key layout (segment prefix ++ store key): the format crate's `segment`.
 use txn_rocksdb_format::segment::{self, prefix as segment_prefix, prefixed};
 
 /// Kafka's `NO_TIMESTAMP`: stream time before any record was seen.
@@ -35,10 +36,6 @@ impl SegmentOptions {
         SegmentOptions { retention_ms, segment_interval_ms: (retention_ms / 2).max(60_000) }
     }
 }
-
-/// Length of the segment prefix in front of every store key (layout: the format crate's
-/// [`txn_rocksdb_format::segment`]).
-const SEGMENT_PREFIX_LEN: usize = segment::PREFIX_LEN;
 
 /// Which timestamps at the retention edge reads still return.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -272,7 +269,7 @@ impl SegmentIter {
         match (bound, edge) {
             (Some(bound), _) => prefixed(segment, bound),
             (None, Some(edge)) => segment_prefix(edge).to_vec(),
-            (None, None) => vec![0xFF; SEGMENT_PREFIX_LEN + 1],
+            (None, None) => vec![0xFF; segment::PREFIX_LEN + 1],
         }
     }
 

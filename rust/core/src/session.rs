@@ -7,10 +7,10 @@
 use crate::error::Result;
 use crate::segmented::{with_segment_timestamps, FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedStore};
 use crate::store::StoreOptions;
-use crate::window::upper_range;
 use std::path::Path;
 
 pub use txn_rocksdb_format::session_key::{split_store_key, store_key, SUFFIX_LEN};
+use txn_rocksdb_format::window_key::upper_range;
 
 /// Which sessions a find covers: keys in `[key_from, key_to]` (inclusive, `None` open) whose
 /// end is at least `earliest_end` and whose start is at most `latest_start`.

@@ -12,7 +12,7 @@ use crate::store::StoreOptions;
 use std::path::Path;
 
 pub use txn_rocksdb_format::window_key::{split_store_key, store_key, SUFFIX_LEN};
-pub(crate) use txn_rocksdb_format::window_key::upper_range;
+use txn_rocksdb_format::window_key::upper_range;
 
 /// Which windows a fetch covers. Key bounds are inclusive; `None` is open.
 #[derive(Debug, Clone, Default)]
