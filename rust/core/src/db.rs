@@ -5,11 +5,13 @@
 //! other strategies). A [`Db`] is shared (`Arc`) by the store, its strategy and every open
 //! iterator or [`Snapshot`], so RocksDB closes only after the last of them is gone.
 
+use crate::corruption::{self, CorruptionPolicy};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::stats::{self, RecoveryCounters};
 use crate::tuning;
-use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition};
+use txn_rocksdb_format::commit_record::CommitRecord;
+use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition, COMMIT_RECORD_KEY};
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
     BlockBasedIndexType, BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
@@ -117,6 +119,11 @@ fn options() -> Options {
     // A WAL damaged before its end fails the open (`Db::open` decides what then); RocksDB's
     // default would silently stop replaying at the damage and drop every later commit.
     options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
+    // Each WAL records its predecessor, so a WAL that is cut short or missing while a newer one is
+    // intact fails the open as damage: `TolerateCorruptedTailRecords` alone would drop the rest of
+    // the older WAL and replay the newer one, a hole in the middle of the store's writes
+    // (`tests/damaged_files.rs` cuts an older live WAL).
+    options.set_track_and_verify_wals(true);
     // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
     // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);
@@ -128,11 +135,13 @@ fn options() -> Options {
 impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
     /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
-    /// `recover_corrupted_wal` (see `StoreOptions::recover_corrupted_wal`).
-    pub(crate) fn open(path: &Path, sync_commit: bool, recover_corrupted_wal: bool) -> Result<Db> {
+    /// `corruption` opens it at the last consistent commit; other damage RocksDB finds at open
+    /// fails with [`Error::Damaged`] (see [`CorruptionPolicy`]).
+    pub(crate) fn open(path: &Path, sync_commit: bool, corruption: CorruptionPolicy) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
+        corruption::check_not_marked(path)?;
         let rocks = match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords) {
-            Err(e) if e.kind() == rust_rocksdb::ErrorKind::Corruption => open_after_corruption(path, e, recover_corrupted_wal)?,
+            Err(e) if is_corruption(&e) => open_after_corruption(path, e, corruption)?,
             opened => opened.map_err(|e| Error::storage(path, e))?,
         };
         Ok(Db {
@@ -161,6 +170,13 @@ impl Db {
         Error::storage(&self.path, e)
     }
 
+    /// The error of a failed RocksDB call: [`Error::Damaged`] when RocksDB found damaged data (the
+    /// store is then marked damaged for its next open, see [`corruption::mark_damaged`]), else a
+    /// storage error.
+    pub(crate) fn rocks_err(&self, e: rust_rocksdb::Error) -> Error {
+        rocks_error(&self.path, e)
+    }
+
     /// Writes `batch`, a commit's final write: logged in the WAL, which is then written to the OS
     /// (enough for a killed process) and, with `sync_commit`, fsynced (power loss).
     ///
@@ -174,23 +190,23 @@ impl Db {
     pub(crate) fn write_commit(&self, batch: &WriteBatch, offsets_only: bool) -> Result<()> {
         if self.restored_unflushed.load(Ordering::Acquire) {
             if offsets_only {
-                return self.rocks.write_opt(batch, &without_wal()).map_err(|e| self.err(e));
+                return self.rocks.write_opt(batch, &without_wal()).map_err(|e| self.rocks_err(e));
             }
             self.flush_restored()?;
         }
-        self.rocks.write(batch).map_err(|e| self.err(e))?;
+        self.rocks.write(batch).map_err(|e| self.rocks_err(e))?;
         self.flush_wal()
     }
 
     /// Writes the WAL records buffered so far to the OS, fsynced with `sync_commit`: everything
     /// written before is then durable (see `manual_wal_flush` in [`options`]).
     pub(crate) fn flush_wal(&self) -> Result<()> {
-        self.rocks.flush_wal(self.sync_commit).map_err(|e| self.err(e))
+        self.rocks.flush_wal(self.sync_commit).map_err(|e| self.rocks_err(e))
     }
 
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).
     pub(crate) fn write_committed<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
-        self.rocks.write(&self.data_batch(writes)).map_err(|e| self.err(e))
+        self.rocks.write(&self.data_batch(writes)).map_err(|e| self.rocks_err(e))
     }
 
     /// Applies restored changelog records to committed data in one RocksDB write, without the
@@ -209,7 +225,7 @@ impl Db {
             writes.sort_by(|a, b| a.key().cmp(b.key()));
         }
         self.restored_unflushed.store(true, Ordering::Release);
-        self.rocks.write_opt(&self.data_batch(writes), &without_wal()).map_err(|e| self.err(e))
+        self.rocks.write_opt(&self.data_batch(writes), &without_wal()).map_err(|e| self.rocks_err(e))
     }
 
     /// Flushes the `data` and `offsets` families (atomically) if restored records were written
@@ -220,7 +236,7 @@ impl Db {
         if self.restored_unflushed.swap(false, Ordering::AcqRel) {
             if let Err(e) = self.rocks.flush_cfs_opt(&[self.data(), self.offsets()], &FlushOptions::default()) {
                 self.restored_unflushed.store(true, Ordering::Release);
-                return Err(self.err(e));
+                return Err(self.rocks_err(e));
             }
         }
         Ok(())
@@ -250,7 +266,7 @@ impl Db {
             }
             None => self.rocks.get_pinned_cf(self.data(), key),
         }
-        .map_err(|e| self.err(e))
+        .map_err(|e| self.rocks_err(e))
     }
 
     /// A RocksDB iterator over `family` (one of this instance's) that outlives the borrow of
@@ -282,28 +298,50 @@ fn families(path: &Path) -> [ColumnFamilyDescriptor; 3] {
     [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, tuning::apply(path, options())))
 }
 
+/// The error of a failed RocksDB call on the store in `path` (see [`Db::rocks_err`]).
+fn rocks_error(path: &Path, e: rust_rocksdb::Error) -> Error {
+    if !is_corruption(&e) {
+        return Error::storage(path, e);
+    }
+    let message = format!("RocksDB found damaged data: {e}");
+    corruption::mark_damaged(path, &message);
+    Error::Damaged { path: path.display().to_string(), message }
+}
+
+/// Whether RocksDB found damaged data (checksums, sizes, formats), as opposed to failing to read
+/// or write (an I/O error, a full disk), which deleting files would not cure.
+pub(crate) fn is_corruption(e: &rust_rocksdb::Error) -> bool {
+    e.kind() == rust_rocksdb::ErrorKind::Corruption
+}
+
 /// The open failed with `corruption`. If the instance opens read-only at the point in time
 /// before a damaged WAL record (so the damage is in the WAL, not in an SST file or the
-/// manifest), either refuse, or open read-write in that mode: RocksDB then keeps the commits
-/// before the damage and discards the rest of the log.
-fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: bool) -> Result<DB> {
+/// manifest), either refuse, or open read-write in that mode as `policy` says: RocksDB then keeps
+/// the commits before the damage and discards the rest of the log. What it keeps is a prefix of
+/// the store's writes, so it is a commit's state, or a secondary-store copy cut short, which
+/// recovery rolls forward from its commit record. Any other damage is [`Error::Damaged`].
+fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, policy: CorruptionPolicy) -> Result<DB> {
+    let damaged = |e: rust_rocksdb::Error| Error::Damaged {
+        path: path.display().to_string(),
+        message: format!("RocksDB found damaged files at open: {e}"),
+    };
     let mut read_only = options();
     read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
     let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(path), false) {
-        Ok(rocks) => offsets_in(&rocks, path)?,
+        Ok(rocks) => consistent_offsets(&rocks, path)?,
         // not (only) the WAL: nothing to decide
-        Err(_) => return Err(Error::storage(path, corruption)),
+        Err(_) => return Err(damaged(corruption)),
     };
     let offsets = format!("{offsets:?}");
     let wal = wal_files(path);
-    if !recover {
+    if !policy.opens_at_last_consistent_commit() {
         return Err(Error::CorruptedWal {
             path: path.display().to_string(),
             message: format!("{corruption}; WAL files {wal}"),
             last_consistent_offsets: offsets,
         });
     }
-    let rocks = open_rocks(path, DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, e))?;
+    let rocks = open_rocks(path, DBRecoveryMode::PointInTime).map_err(|e| if is_corruption(&e) { damaged(e) } else { Error::storage(path, e) })?;
     log::warn!(
         "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
          last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
@@ -311,6 +349,35 @@ fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, recover: 
         path.display()
     );
     Ok(rocks)
+}
+
+/// The changelog offsets of the commit `rocks` opens at: those of a secondary-store commit whose
+/// copy was cut short (recovery completes it), else the committed ones.
+fn consistent_offsets(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
+    let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
+    let in_progress = rocks.get_pinned_cf(family, COMMIT_RECORD_KEY).map_err(|e| rocks_error(path, e))?;
+    let Some(Ok(record)) = in_progress.map(|bytes| CommitRecord::decode(&bytes)) else {
+        return offsets_in(rocks, path);
+    };
+    let mut entries = std::collections::BTreeMap::new();
+    let mut iterator = rocks.raw_iterator_cf(family);
+    iterator.seek_to_first();
+    while let (Some(key), Some(value)) = (iterator.key(), iterator.value()) {
+        entries.insert(key.to_vec(), value.to_vec());
+        iterator.next();
+    }
+    iterator.status().map_err(|e| rocks_error(path, e))?;
+    for (key, value) in record.offset_writes {
+        match value {
+            Some(value) => entries.insert(key, value),
+            None => entries.remove(&key),
+        };
+    }
+    entries
+        .iter()
+        .filter(|(key, _)| is_offset_key(key))
+        .map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, why)))
+        .collect()
 }
 
 /// The committed changelog offsets in `rocks` (a store's instance, perhaps opened read-only; key
@@ -326,7 +393,7 @@ pub(crate) fn offsets_in(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition,
         }
         entries.next();
     }
-    entries.status().map_err(|e| Error::storage(path, e))?;
+    entries.status().map_err(|e| rocks_error(path, e))?;
     Ok(out)
 }
 

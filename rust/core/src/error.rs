@@ -10,10 +10,15 @@ pub enum Error {
     InvalidArgument(String),
     /// The store or iterator was already closed.
     Closed(String),
-    /// The store's write-ahead log is damaged before its end, and the store was opened without
-    /// `StoreOptions::recover_corrupted_wal`: opening it would silently drop the commits after
-    /// the damage. `last_consistent_offsets` describes the commit it could open at.
+    /// The store's write-ahead log is damaged before its end, and its [`crate::CorruptionPolicy`]
+    /// refuses to open it at the last consistent commit: that would silently drop the commits
+    /// after the damage. `last_consistent_offsets` describes the commit it could open at.
     CorruptedWal { path: String, message: String, last_consistent_offsets: String },
+    /// The store's files are damaged so that it cannot prove it holds a commit's exact state (an
+    /// SST file or the MANIFEST, a commit record that does not decode), and its
+    /// [`crate::CorruptionPolicy`] does not let it rebuild from the changelog. `message` names
+    /// what was found.
+    Damaged { path: String, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -36,6 +41,12 @@ impl fmt::Display for Error {
                  the damage cannot be read back, so the store refuses to open rather than drop them \
                  silently. Its last consistent commit has changelog offsets {last_consistent_offsets}; opening \
                  it there loses every later commit (a store with a changelog restores them from it)"
+            ),
+            Error::Damaged { path, message } => write!(
+                f,
+                "store {path} is damaged ({message}): it cannot prove that it holds the state of a commit, so it \
+                 refuses to open rather than show part of one. A store with a changelog rebuilds itself from it; \
+                 this one was opened without (or with the policy 'fail')"
             ),
         }
     }

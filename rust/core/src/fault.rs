@@ -16,12 +16,12 @@ pub const POINTS: &[&str] = &[
     "commit:begin",
     // indexed-batch: the one atomic write has landed (secondary-store: that of a commit of offsets only)
     "commit:after-write",
-    // secondary-store
-    "commit:before-commit-file",
-    "commit:after-commit-file",
+    // secondary-store: after each write of a copy but the last (the first one stores the commit
+    // record), after the last one (records, offsets, the record deleted), after the truncation of
+    // the temporary store's generation
     "commit:mid-copy",
     "commit:after-copy",
-    "commit:before-delete-commit-file",
+    "commit:after-truncate",
     "recover:mid-copy",
     "recover:after-copy",
     // restoring from the changelog, after each applied batch

@@ -242,7 +242,7 @@ fn merge<'m>(
     while count < max_entries && bytes < max_bytes {
         let next = match (base.key(), staged.peek()) {
             (None, None) => {
-                base.status().map_err(|e| db.err(e))?;
+                base.status().map_err(|e| db.rocks_err(e))?;
                 walk.finish();
                 break;
             }

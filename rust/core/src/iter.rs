@@ -393,7 +393,7 @@ impl Walk {
         let (mut count, mut bytes) = (0usize, 0usize);
         while count < max_entries && bytes < max_bytes {
             let Some((key, value)) = cursor.entry() else {
-                cursor.status().map_err(|e| db.err(e))?;
+                cursor.status().map_err(|e| db.rocks_err(e))?;
                 self.done = true;
                 break;
             };

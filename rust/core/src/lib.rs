@@ -3,7 +3,7 @@
 //! Two transaction strategies ([`Strategy`]): writes are staged in memory, in an ordered map,
 //! and [`KeyValueStore::commit`] writes them together with the changelog offsets in one atomic
 //! RocksDB write; or (KIP-844's reference design) they go to a temporary store on disk and a
-//! commit copies them into the main store behind a commit file that recovery rolls forward. Either
+//! commit copies them into the main store behind a commit record that recovery rolls forward. Either
 //! way, after a crash the store holds exactly the last commit.
 //!
 //! Modules, bottom up: `db` (the RocksDB instance), `iter` (chunked range walks), the strategies
@@ -12,6 +12,7 @@
 //!
 //! This crate has no JNI: everything is testable with `cargo test`.
 
+mod corruption;
 mod db;
 mod direct;
 mod error;
@@ -33,4 +34,5 @@ pub use db::Write;
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
+pub use corruption::CorruptionPolicy;
 pub use store::{KeyValueStore, StoreOptions, Strategy};

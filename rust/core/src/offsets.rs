@@ -50,5 +50,5 @@ pub(crate) fn committed_offsets(db: &Db) -> Result<Vec<(TopicPartition, i64)>> {
 
 /// The position blob written by the last commit that carried one.
 pub(crate) fn committed_position(db: &Db) -> Result<Option<Vec<u8>>> {
-    db.rocks.get_cf(db.offsets(), POSITION_KEY).map_err(|e| db.err(e))
+    db.rocks.get_cf(db.offsets(), POSITION_KEY).map_err(|e| db.rocks_err(e))
 }

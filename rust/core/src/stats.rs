@@ -25,14 +25,18 @@ pub(crate) fn statistics_enabled() -> bool {
     STATISTICS.load(Ordering::Relaxed)
 }
 
-/// What recovery did to this store since it opened (counted by `secondary::roll_forward`).
+/// What recovery did to this store since it opened (counted by `secondary::roll_forward` and
+/// `store.rs`'s open).
 #[derive(Debug, Default)]
 pub(crate) struct RecoveryCounters {
-    /// Commits completed by recovery: a commit file found at open, or a failed commit rolled
+    /// Commits completed by recovery: a commit record found at open, or a failed commit rolled
     /// forward by `rollback`.
     pub(crate) rolled_forward: AtomicU64,
     /// Transactions whose uncommitted temporary-store writes recovery threw away.
     pub(crate) rolled_back: AtomicU64,
+    /// Times the store's files were found damaged at open and deleted, so that its changelog
+    /// restores it (`CorruptionPolicy::RestoreFromChangelog`).
+    pub(crate) wiped: AtomicU64,
 }
 
 /// The statistics of one store, in the order of [`Stat::ALL`] (the JNI boundary's array).
@@ -64,6 +68,9 @@ pub enum Stat {
     TemporaryStoreBytes,
     RollForwards,
     Rollbacks,
+    /// 1 if the store's files were found damaged at open and deleted, so that its changelog
+    /// restores it (`CorruptionPolicy::RestoreFromChangelog`), else 0.
+    Wipes,
     /// RocksDB statistics (or [`UNAVAILABLE`]): bytes written by writes, bytes read by gets and
     /// iterators, block cache hits and misses by block type, since the store opened.
     BytesWritten,
@@ -78,7 +85,7 @@ pub enum Stat {
 
 impl Stat {
     /// Every statistic, in array order.
-    pub const ALL: [Stat; 24] = [
+    pub const ALL: [Stat; 25] = [
         Stat::CurSizeAllMemTables,
         Stat::SizeAllMemTables,
         Stat::EstimateNumKeys,
@@ -95,6 +102,7 @@ impl Stat {
         Stat::TemporaryStoreBytes,
         Stat::RollForwards,
         Stat::Rollbacks,
+        Stat::Wipes,
         Stat::BytesWritten,
         Stat::BytesRead,
         Stat::BlockCacheDataHit,
@@ -124,6 +132,7 @@ impl Stat {
             Stat::TemporaryStoreBytes => "TEMPORARY_STORE_BYTES",
             Stat::RollForwards => "ROLL_FORWARDS",
             Stat::Rollbacks => "ROLLBACKS",
+            Stat::Wipes => "WIPES",
             Stat::BytesWritten => "BYTES_WRITTEN",
             Stat::BytesRead => "BYTES_READ",
             Stat::BlockCacheDataHit => "BLOCK_CACHE_DATA_HIT",
@@ -175,6 +184,7 @@ pub(crate) fn read(db: &Db, uncommitted_bytes: u64) -> Vec<i64> {
     );
     set(Stat::RollForwards, recovery.rolled_forward.load(Ordering::Relaxed));
     set(Stat::Rollbacks, recovery.rolled_back.load(Ordering::Relaxed));
+    set(Stat::Wipes, recovery.wiped.load(Ordering::Relaxed));
     if let Ok(Some(text)) = db.rocks.property_value("rocksdb.options-statistics") {
         for (stat, tickers) in TICKERS {
             set(stat, tickers.iter().map(|ticker| ticker_count(&text, ticker).unwrap_or(0)).sum());

@@ -3,6 +3,7 @@
 //! strategy shares lives here: opening (which is recovery), committed offsets and position,
 //! restore from the changelog, and the read-modify-write operations built on get and put.
 
+use crate::corruption::{self, CorruptionPolicy};
 use crate::db::{Db, Write};
 use crate::direct::Direct;
 use crate::error::{Error, Result};
@@ -15,6 +16,13 @@ use crate::staging::Staging;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Opens the RocksDB instance and runs the secondary-store recovery on it.
+fn open_and_recover(path: &Path, options: StoreOptions) -> Result<Arc<Db>> {
+    let db = Arc::new(Db::open(path, options.sync_commit, options.corruption)?);
+    secondary::recover_at_open(&db)?;
+    Ok(db)
+}
+
 /// Where a transactional store keeps its uncommitted writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Strategy {
@@ -23,7 +31,7 @@ pub enum Strategy {
     #[default]
     IndexedBatch,
     /// In a temporary store on disk (KIP-844's reference design): a transaction may be larger than
-    /// memory; commit copies it into the main store in bounded batches behind a commit file.
+    /// memory; commit copies it into the main store in bounded batches behind a commit record.
     SecondaryStore,
 }
 
@@ -59,18 +67,18 @@ pub struct StoreOptions {
     pub sync_commit: bool,
     /// Where uncommitted writes live (ignored when not transactional).
     pub strategy: Strategy,
-    /// What opening does with a write-ahead log damaged before its end (a torn last record, as
-    /// a power loss leaves, is always tolerated: it was never acknowledged with `sync_commit`):
-    /// false refuses to open ([`crate::Error::CorruptedWal`]); true opens at the last commit
-    /// before the damage and logs a warning naming the store, the WAL file and the offsets it
-    /// opened at. Every commit after the damage is lost from the store; choose true only when a
-    /// changelog restores them.
-    pub recover_corrupted_wal: bool,
+    /// What opening does when it finds the store's files damaged.
+    pub corruption: CorruptionPolicy,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { transactional: true, sync_commit: false, strategy: Strategy::IndexedBatch, recover_corrupted_wal: false }
+        StoreOptions {
+            transactional: true,
+            sync_commit: false,
+            strategy: Strategy::IndexedBatch,
+            corruption: CorruptionPolicy::Refuse,
+        }
     }
 }
 
@@ -109,12 +117,26 @@ impl KeyValueStore {
     ///
     /// This is recovery: afterwards the store holds exactly the last commit. Under the
     /// indexed-batch strategy uncommitted writes were never written to RocksDB and a commit is one
-    /// atomic write; under the secondary-store strategy a commit file left by a crash rolls its
-    /// commit forward, and the temporary store's uncommitted writes are thrown away (whatever the
-    /// strategy now: a store may have been written with the other one).
+    /// atomic write; under the secondary-store strategy a commit whose copy was cut short rolls
+    /// forward, and the temporary store's uncommitted writes are thrown away (whatever the
+    /// strategy now: a store may have been written with the other one). Damaged files are
+    /// handled as `options.corruption` says.
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<KeyValueStore> {
-        let db = Arc::new(Db::open(path.as_ref(), options.sync_commit, options.recover_corrupted_wal)?);
-        secondary::recover_at_open(&db)?;
+        let path = path.as_ref();
+        let db = match open_and_recover(path, options) {
+            Err(Error::Damaged { message, .. }) if options.corruption == CorruptionPolicy::RestoreFromChangelog => {
+                let files = corruption::wipe(path)?;
+                log::warn!(
+                    "store {}: {message}. It cannot prove that it holds the state of a commit, so its files ({files}) \
+                     were deleted: it opens empty, with no committed offset, and is restored from its changelog",
+                    path.display()
+                );
+                let db = open_and_recover(path, options)?;
+                db.recovery.wiped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                db
+            }
+            opened => opened?,
+        };
         let staging = match (options.transactional, options.strategy) {
             (false, _) => ChosenStaging::Direct(Direct::new(db.clone())),
             (true, Strategy::IndexedBatch) => ChosenStaging::Indexed(IndexedBatch::new(db.clone())),
@@ -226,9 +248,15 @@ impl KeyValueStore {
         Ok(())
     }
 
-    /// Drops every uncommitted write. If a secondary-store commit failed after its commit file
-    /// was written, rolls that commit forward instead (it was decided; KIP-844's `recover`).
+    /// Drops every uncommitted write. If a secondary-store commit failed after its copy began,
+    /// rolls that commit forward instead (it was decided; KIP-844's `recover`).
+    ///
+    /// A RocksDB that stopped writing after an I/O error (a full disk, a file it could not create)
+    /// is resumed first, so a recovery from a passing failure works; one whose cause persists
+    /// fails again here.
     pub fn rollback(&self) -> Result<()> {
+        let db = &self.shared.db;
+        db.rocks.resume().map_err(|e| db.rocks_err(e))?;
         staging!(self, staging => staging.rollback())
     }
 
@@ -248,7 +276,7 @@ impl KeyValueStore {
         let committed = db
             .rocks
             .property_int_value_cf(db.data(), rust_rocksdb::properties::ESTIMATE_NUM_KEYS)
-            .map_err(|e| db.err(e))?
+            .map_err(|e| db.rocks_err(e))?
             .unwrap_or(0);
         let staged = staging!(self, staging => staging.staged_writes());
         Ok(committed.saturating_add(staged))

@@ -14,11 +14,12 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 /// Options that cannot be tuned, and why.
-const FORBIDDEN: [(&str, &str); 22] = [
+const FORBIDDEN: [(&str, &str); 23] = [
     ("atomic_flush", "restored records and their offsets are flushed together (atomic flush), which crash safety relies on"),
     ("manual_wal_flush", "commits write the WAL themselves (manual WAL flush), which durability relies on"),
     ("wal_recovery_mode", "recovery must replay the WAL up to the last complete commit"),
     ("best_efforts_recovery", "recovery must replay the WAL up to the last complete commit"),
+    ("track_and_verify_wals", "recovery must find a WAL cut short before a newer one (a hole in the store's writes)"),
     ("unordered_write", "readers rely on snapshots seeing whole commits"),
     ("two_write_queues", "commits rely on one ordered write path"),
     ("allow_2pc", "commits are single atomic writes"),

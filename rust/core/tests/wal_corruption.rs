@@ -1,22 +1,15 @@
 //! A write-ahead log garbled in its middle (not a torn tail): the store must not reopen silently
 //! without the commits after the damage.
 
-use std::path::{Path, PathBuf};
-use txn_rocksdb::{Error, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
+use std::path::Path;
+use txn_rocksdb::{CorruptionPolicy, Error, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 fn tp() -> TopicPartition {
     TopicPartition { topic: "wal-changelog".into(), partition: 0 }
 }
 
-fn wal_file(dir: &Path) -> PathBuf {
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "log"))
-        .collect();
-    logs.sort();
-    logs.pop().expect("a WAL file")
-}
+mod common;
+use common::newest_wal as wal_file;
 
 /// Five commits of 20 KiB each, then the store is closed (its data only in the WAL).
 fn five_commits(dir: &Path, strategy: Strategy) {
@@ -40,8 +33,9 @@ fn damage_the_middle(dir: &Path) {
     std::fs::write(&wal, bytes).unwrap();
 }
 
-fn options(strategy: Strategy, recover_corrupted_wal: bool) -> StoreOptions {
-    StoreOptions { strategy, recover_corrupted_wal, ..StoreOptions::default() }
+fn options(strategy: Strategy, open_at_last_consistent_commit: bool) -> StoreOptions {
+    let corruption = if open_at_last_consistent_commit { CorruptionPolicy::OpenAtLastConsistentCommit } else { CorruptionPolicy::Refuse };
+    StoreOptions { strategy, corruption, ..StoreOptions::default() }
 }
 
 fn committed_keys(store: &KeyValueStore) -> Vec<Vec<u8>> {

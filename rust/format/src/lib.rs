@@ -6,8 +6,9 @@
 //! panic and never allocate more than their input can describe: malformed bytes are a
 //! [`Malformed`] error naming what was wrong.
 //!
-//! - [`commit_record`]: the secondary-store strategy's commit file.
-//! - [`offsets`]: changelog offsets and the position key in the `offsets` column family.
+//! - [`commit_record`]: the secondary-store strategy's commit record.
+//! - [`offsets`]: changelog offsets, the position and the commit record's keys in the `offsets`
+//!   column family.
 //! - [`segment`]: the segment prefix of window and session stores.
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
 //!   restore decodes).

@@ -1,8 +1,9 @@
 //! Changelog offsets and the committed position in the `offsets` column family.
 //!
 //! Key layout: `b'o' ++ topic ++ 0x00 ++ partition (i32 BE)` → offset (i64 BE); the opaque
-//! position blob lives under [`POSITION_KEY`]. Topic names cannot contain 0x00, so keys never
-//! collide.
+//! position blob lives under [`POSITION_KEY`]; while a secondary-store commit copies its records
+//! in several writes, its [`crate::commit_record::CommitRecord`] lives under [`COMMIT_RECORD_KEY`].
+//! Topic names cannot contain 0x00, so keys never collide.
 
 use crate::{Decoded, Malformed};
 
@@ -18,6 +19,9 @@ pub type OffsetUpdate = (TopicPartition, Option<i64>);
 
 /// The key of the position blob.
 pub const POSITION_KEY: &[u8] = b"p";
+/// The key of the commit record of a secondary-store commit that is copying its records: written
+/// with the first of several copy writes, deleted with the last (the one that writes the offsets).
+pub const COMMIT_RECORD_KEY: &[u8] = b"c";
 const OFFSET_PREFIX: u8 = b'o';
 
 /// The key of a partition's offset.
@@ -68,6 +72,7 @@ mod tests {
         assert!(decode_offset(&k[..3], &[0; 8]).is_err());
         assert!(decode_offset(&k, &[0; 7]).is_err());
         assert!(decode_offset(POSITION_KEY, &[0; 8]).is_err());
+        assert!(!is_offset_key(COMMIT_RECORD_KEY) && !is_offset_key(POSITION_KEY));
         assert!(decode_offset(b"o\xff\x00\x00\x00\x00\x01", &[0; 8]).is_err(), "topic not UTF-8");
     }
 }

@@ -70,6 +70,15 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
                 STORAGE_EXCEPTION,
                 format!("{e}. To open it there, set txn.rocksdb.wal.corruption=recover; or restore the directory from a backup"),
             )?,
+            NativeError::Core(e @ CoreError::Damaged { .. }) => throw(
+                env,
+                STORAGE_EXCEPTION,
+                format!(
+                    "{e}. txn.rocksdb.wal.corruption=recover-if-changelogged (the default) or recover rebuilds a store \
+                     with a changelog from it; without one, restore the directory from a backup, or delete it to start \
+                     the store empty"
+                ),
+            )?,
             NativeError::Core(e @ CoreError::InvalidArgument(_)) => throw(env, ARGUMENT_EXCEPTION, e.to_string())?,
             NativeError::Core(e @ CoreError::Closed(_)) => throw(env, CLOSED_EXCEPTION, e.to_string())?,
             NativeError::Jni(e) => throw(env, STORAGE_EXCEPTION, format!("JNI failure in txn-rocksdb: {e}"))?,

@@ -22,10 +22,10 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     transactional: jboolean,
     sync_commit: jboolean,
     strategy: JString<'l>,
-    recover_corrupted_wal: jboolean,
+    corruption: JString<'l>,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, recover_corrupted_wal)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption)?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))
     })
 }

@@ -14,7 +14,7 @@ use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{KeyValueStore, StoreOptions, Strategy};
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, StoreOptions, Strategy};
 
 /// An open store of one kind, owned by its handle. Commit, offsets, rollback and sizes go to the
 /// key-value store every kind is built on; restore goes to the kind's own engine method, which
@@ -76,7 +76,7 @@ pub(crate) fn open_options(
     transactional: jboolean,
     sync_commit: jboolean,
     strategy: &JString<'_>,
-    recover_corrupted_wal: jboolean,
+    corruption: &JString<'_>,
 ) -> NativeResult<(String, StoreOptions)> {
     if path.is_null() {
         return Err(invalid("store path must not be null"));
@@ -84,15 +84,19 @@ pub(crate) fn open_options(
     if strategy.is_null() {
         return Err(invalid("transaction strategy must not be null"));
     }
+    if corruption.is_null() {
+        return Err(invalid("corruption policy must not be null"));
+    }
     let path = path.try_to_string(env)?;
     let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
+    let corruption = CorruptionPolicy::parse(&corruption.try_to_string(env)?)?;
     Ok((
         path,
         StoreOptions {
             transactional: flag(transactional),
             sync_commit: flag(sync_commit),
             strategy,
-            recover_corrupted_wal: flag(recover_corrupted_wal),
+            corruption,
         },
     ))
 }

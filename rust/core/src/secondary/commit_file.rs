@@ -1,75 +1,45 @@
-//! The commit file of the secondary-store strategy (KIP-844) on disk: while it exists, a commit is
-//! in flight and must be rolled forward. Its bytes ([`CommitRecord`]: the transaction's
-//! generation, the offset and position writes, the range deletes) are the format crate's.
+//! The commit file `TXN-COMMIT` of stores written before 2026-12, read by recovery only.
 //!
-//! Written to a temporary name and renamed, so it is either absent or complete; a CRC-32 guards
-//! its content against corruption (a corrupt file is an error, never silently ignored).
+//! Those versions wrote a secondary-store commit's [`CommitRecord`] to this file before copying,
+//! and deleted it after. A store that crashed mid-commit under such a version still has it: the
+//! next open rolls that commit forward from it and deletes it. Commits now keep the record inside
+//! RocksDB (`roll_forward.rs`), where it is ordered with the copy by the WAL: a file beside
+//! RocksDB could survive a power loss without its content, or outlive a damaged WAL's commits.
 
 use crate::error::{Error, Result};
 use std::fs::{self, File};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-pub(crate) use txn_rocksdb_format::commit_record::CommitRecord;
+use txn_rocksdb_format::commit_record::CommitRecord;
 
 pub(crate) const FILE_NAME: &str = "TXN-COMMIT";
-const TMP_NAME: &str = "TXN-COMMIT.tmp";
 
-pub(crate) fn path(dir: &Path) -> PathBuf {
+fn path(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)
 }
 
-/// Writes the file durably enough for `sync`: always complete or absent after a killed process
-/// (rename); with `sync`, also fsynced with its directory, so it survives power loss. Without
-/// `sync`, a power loss can keep the rename and lose the content: the next open then refuses,
-/// naming the file (`tests/power_loss.rs`).
-pub(crate) fn write(record: &CommitRecord, dir: &Path, sync: bool) -> Result<()> {
-    let err = |e: std::io::Error| Error::storage(dir, format!("writing the commit file: {e}"));
-    let tmp = dir.join(TMP_NAME);
-    {
-        let mut file = File::create(&tmp).map_err(err)?;
-        file.write_all(&record.encode()).map_err(err)?;
-        if sync {
-            file.sync_all().map_err(err)?;
-        }
-    }
-    fs::rename(&tmp, path(dir)).map_err(err)?;
-    if sync {
-        File::open(dir).and_then(|directory| directory.sync_all()).map_err(err)?;
-    }
-    Ok(())
-}
-
-/// The commit file of `dir`, if one exists.
+/// The commit file of `dir`, if one exists. One that does not decode is [`Error::Damaged`]: the
+/// store cannot tell how far that commit got.
 pub(crate) fn read(dir: &Path) -> Result<Option<CommitRecord>> {
     let bytes = match fs::read(path(dir)) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::storage(dir, format!("reading the commit file: {e}"))),
     };
-    CommitRecord::decode(&bytes).map(Some).map_err(|why| {
-        Error::storage(
-            dir,
-            format!(
-                "commit file {} is corrupt ({why}); the store cannot tell whether its last commit \
-                 completed: delete the store directory to restore it from the changelog",
-                path(dir).display()
-            ),
-        )
+    CommitRecord::decode(&bytes).map(Some).map_err(|why| Error::Damaged {
+        path: dir.display().to_string(),
+        message: format!("commit file {} is corrupt ({why})", path(dir).display()),
     })
 }
 
-/// Removes the commit file (the commit is complete).
-pub(crate) fn remove(dir: &Path, sync: bool) -> Result<()> {
+/// Removes the commit file if there is one, durably: a file that came back after a power loss
+/// would roll its (complete) commit forward again over later ones.
+pub(crate) fn remove(dir: &Path) -> Result<()> {
     let err = |e: std::io::Error| Error::storage(dir, format!("deleting the commit file: {e}"));
     match fs::remove_file(path(dir)) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(err(e)),
+        Ok(()) => File::open(dir).and_then(|directory| directory.sync_all()).map_err(err),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(err(e)),
     }
-    if sync {
-        File::open(dir).and_then(|directory| directory.sync_all()).map_err(err)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -85,18 +55,20 @@ mod tests {
     }
 
     #[test]
-    fn round_trips_and_rejects_corruption() {
+    fn reads_a_legacy_file_and_rejects_corruption() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(read(dir.path()).unwrap(), None);
-        write(&sample(), dir.path(), true).unwrap();
+        fs::write(path(dir.path()), sample().encode()).unwrap();
         assert_eq!(read(dir.path()).unwrap(), Some(sample()));
         let mut bytes = fs::read(path(dir.path())).unwrap();
         let mid = bytes.len() / 2;
         bytes[mid] ^= 1;
         fs::write(path(dir.path()), &bytes).unwrap();
-        let e = read(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("corrupt (checksum mismatch)"), "{e}");
-        remove(dir.path(), false).unwrap();
+        let e = read(dir.path()).unwrap_err();
+        assert!(matches!(e, Error::Damaged { .. }), "{e:?}");
+        assert!(e.to_string().contains("corrupt (checksum mismatch)"), "{e}");
+        remove(dir.path()).unwrap();
         assert_eq!(read(dir.path()).unwrap(), None);
+        remove(dir.path()).unwrap();
     }
 }

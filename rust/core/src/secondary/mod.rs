@@ -5,13 +5,13 @@
 //! (memtables are flushed under the shared write-buffer budget), so a transaction may be larger
 //! than memory.
 //!
-//! Commit ([`TempStore::commit`]): the temporary store is made durable (its records are in the
-//! WAL, which the commit writes to the OS and, with `sync_commit`, fsyncs); the commit file
-//! records the offsets (`commit_file.rs`); then `roll_forward.rs` copies the records into the
-//! main store in bounded batches, writes the offsets after the last record, deletes the
-//! generation and the commit file. A transaction without writes commits its offsets in one
-//! write, without a commit file.
-//! Every step after the commit file is idempotent, so recovery simply runs them again.
+//! Commit ([`TempStore::commit`]): `roll_forward.rs` copies the generation into the main store,
+//! in one atomic write with the offsets when it fits one (4 MiB), else in bounded writes, the
+//! first of which stores the commit record (offsets, position, range deletes) in the `offsets`
+//! family and the last of which writes the offsets and deletes the record. All of it goes through
+//! RocksDB's WAL in order, so recovery finds the record exactly when a copy was cut short, with
+//! the whole generation still in the temporary store, and runs the (idempotent) copy again.
+//! A transaction without writes commits its offsets in one write.
 //!
 //! Each transaction uses a fresh generation, so the range delete that truncates one never overlaps
 //! the next one's keys (overlapping range tombstones would pile up in the memtable).
@@ -30,8 +30,8 @@ use crate::fault;
 use crate::iter::{self, Range, RangeIter};
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
-use commit_file::CommitRecord;
-use roll_forward::{commit_file_exists, roll_forward, truncate_generation, Phase};
+use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase};
+use txn_rocksdb_format::commit_record::CommitRecord;
 use rust_rocksdb::WriteBatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,8 +65,8 @@ pub(crate) struct TempStore {
     /// The current generation has writes (set before the first one lands). Until then reads skip
     /// the temporary store.
     dirty: AtomicBool,
-    /// A commit failed after its commit file was written: the transaction must be rolled forward
-    /// ([`Staging::rollback`], or reopening) before anything else is written.
+    /// A commit failed: whether its copy began is in the store (its commit record), so
+    /// [`Staging::rollback`] or reopening finishes it or drops it before anything else is written.
     interrupted: AtomicBool,
     committed: CommittedView,
 }
@@ -110,7 +110,7 @@ impl Staging for TempStore {
             .db
             .rocks
             .get_pinned_cf(self.db.txn(), keys::temporary_key(generation, key))
-            .map_err(|e| self.db.err(e))?;
+            .map_err(|e| self.db.rocks_err(e))?;
         if let Some(raw) = temporary {
             return Ok(f(keys::decode_value(&raw)));
         }
@@ -141,7 +141,7 @@ impl Staging for TempStore {
         if records > 0 {
             // One RocksDB write, logged in the WAL, so a commit only has to make the WAL durable.
             self.dirty.store(true, Ordering::Release);
-            self.db.rocks.write(&batch).map_err(|e| self.db.err(e))?;
+            self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
             current.bytes += bytes;
             current.records += records;
         }
@@ -165,7 +165,7 @@ impl Staging for TempStore {
         fault::point("commit:begin")?;
         if current.records == 0 && current.range_deletes.is_empty() {
             // Nothing staged (a restoring or standby task's commit): the offsets alone, in one
-            // atomic write, need no commit file.
+            // atomic write.
             let mut batch = WriteBatch::default();
             offsets::append_writes(&mut batch, &self.db, &offset_writes);
             self.db.write_commit(&batch, true)?;
@@ -178,29 +178,20 @@ impl Staging for TempStore {
             offset_writes,
             range_deletes: current.range_deletes.clone(),
         };
-        // 1. The temporary store is durable: its writes are in the WAL, which this writes to the
-        //    OS (enough for a killed process) and with `sync_commit` fsyncs (power loss). Records
-        //    restored without the WAL are flushed first (see `Db::write_commit`): the
-        //    roll-forward writes this transaction's records through the WAL.
+        // Records restored without the WAL are flushed first (see `Db::write_commit`): the copy
+        // writes this transaction's records through the WAL, and they must not outlive them.
         self.db.flush_restored()?;
-        self.db.flush_wal()?;
-        fault::point("commit:before-commit-file")?;
-        // Committed-view readers keep the pre-commit view until the offsets have landed.
-        self.committed.freeze(&self.db);
-        // 2. The commit file: from here on, the commit happens (rolled forward after a crash).
-        if let Err(e) = commit_file::write(&record, &self.db.path, self.db.sync_commit) {
-            if commit_file_exists(&self.db) {
-                self.interrupted.store(true, Ordering::Release);
-            } else {
+        // The copy (`roll_forward.rs`): one atomic write when it fits, else bounded writes behind
+        // the commit record, with committed-view readers on a snapshot frozen before the first.
+        let copied = roll_forward(&self.db, &record, Phase::Commit, || self.committed.freeze(&self.db));
+        if let Err(e) = copied {
+            // Whether the copy began is in the store (the commit record): `rollback` or a reopen
+            // finishes it or drops the transaction accordingly. Without a record the copy landed
+            // whole or not at all, so committed-view readers may read the live data again.
+            self.interrupted.store(true, Ordering::Release);
+            if matches!(commit_in_progress(&self.db), Ok(None)) {
                 self.committed.thaw();
             }
-            return Err(e);
-        }
-        // 3-6. Copy, offsets, truncate, delete the commit file.
-        let rolled =
-            fault::point("commit:after-commit-file").and_then(|_| roll_forward(&self.db, &record, Phase::Commit));
-        if let Err(e) = rolled {
-            self.interrupted.store(true, Ordering::Release);
             return Err(e);
         }
         self.committed.thaw();
@@ -208,13 +199,17 @@ impl Staging for TempStore {
         Ok(())
     }
 
-    /// Drops the transaction's writes; if a commit failed after its commit file was written, rolls
-    /// that commit forward instead (it was decided; KIP-844's `recover`).
+    /// Drops the transaction's writes; if a commit failed after its copy began (its commit record
+    /// is in the store), rolls that commit forward instead (it was decided; KIP-844's `recover`).
     fn rollback(&self) -> Result<()> {
         let mut current = lock(&self.current);
         if self.interrupted.load(Ordering::Acquire) {
-            if let Some(record) = commit_file::read(&self.db.path)? {
-                roll_forward(&self.db, &record, Phase::Recovery)?;
+            match commit_in_progress(&self.db)? {
+                Some(record) => {
+                    roll_forward(&self.db, &record, Phase::Recovery, || {})?;
+                }
+                // The failed commit either landed in one write or left nothing behind.
+                None => truncate_generation(&self.db, current.generation, current.bytes)?,
             }
             self.interrupted.store(false, Ordering::Release);
             self.committed.thaw();
@@ -245,7 +240,7 @@ impl Staging for TempStore {
 }
 
 /// The committed view while a commit copies (it is not one atomic write): a seqlock over a
-/// snapshot frozen before the commit file. The epoch is odd while a commit copies; a reader that
+/// snapshot frozen before a copy's first write. The epoch is odd while a commit copies; a reader that
 /// finds it odd reads the frozen snapshot, one that finds it changed after reading retries.
 #[derive(Default)]
 struct CommittedView {
@@ -276,7 +271,7 @@ impl CommittedView {
     }
 
     /// A generation and a snapshot that pair up for reading the transaction in progress over
-    /// committed data: the snapshot frozen before the commit file while a commit copies (the
+    /// committed data: the snapshot frozen before the first write while a commit copies (the
     /// temporary store still holds the whole generation then, the main store none of it), else a
     /// new snapshot taken with no commit starting between it and the generation read (a commit
     /// that started and copied part of the next generation in between would show half of it).

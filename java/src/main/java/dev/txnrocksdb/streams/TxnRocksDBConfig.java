@@ -92,17 +92,22 @@ public final class TxnRocksDBConfig {
     public static final boolean DSL_TRANSACTIONAL_DEFAULT = true;
 
     /**
-     * {@value}: string, what opening a store does when its write-ahead log is damaged before its
-     * end (a torn last record, which a power loss leaves, is always tolerated). RocksDB cannot
-     * read the commits after the damage back from the log:
+     * {@value}: string, what opening a store does when it finds its files damaged: a write-ahead
+     * log damaged before its end (RocksDB cannot read the commits after the damage back), or damage
+     * that leaves no commit the store can prove it holds (an SST file, the MANIFEST). A torn last
+     * WAL record, which a power loss leaves, is not damage and is always tolerated. Whatever the
+     * setting, a store that opens holds exactly the state of the commit its offsets name, never
+     * part of one:
      * <ul>
-     *   <li>{@code recover-if-changelogged} (default): a store with a changelog opens at its last
-     *       commit before the damage, with a warning naming the store, the WAL files and the offsets
-     *       it opened at, and Kafka Streams restores the later commits from the changelog; a store
-     *       without one refuses to open (a {@code ProcessorStateException} saying what was lost),
-     *       since nothing could bring those commits back;</li>
-     *   <li>{@code recover}: every store opens at its last consistent commit, accepting the loss;</li>
-     *   <li>{@code fail}: every store refuses to open.</li>
+     *   <li>{@code recover-if-changelogged} (default): a store with a changelog heals: a damaged WAL
+     *       opens at its last commit before the damage, other damage deletes the store's files and
+     *       opens it empty without offsets; either way with a warning naming the store and what was
+     *       found, and Kafka Streams restores the rest from the changelog. A store without one
+     *       refuses to open (a {@code ProcessorStateException} naming the store, the damage and the
+     *       last consistent commit), since nothing could bring the lost commits back;</li>
+     *   <li>{@code recover}: as the default, and a store without a changelog whose WAL is damaged
+     *       opens at its last consistent commit, accepting the loss (other damage still refuses);</li>
+     *   <li>{@code fail}: every store refuses to open, files untouched.</li>
      * </ul>
      */
     public static final String WAL_CORRUPTION_CONFIG = "txn.rocksdb.wal.corruption";
@@ -150,9 +155,10 @@ public final class TxnRocksDBConfig {
                 + " that correctness or the shared memory budget depend on are refused with the reason")
         .define(WAL_CORRUPTION_CONFIG, Type.STRING, WAL_CORRUPTION_DEFAULT,
             ConfigDef.ValidString.in("recover-if-changelogged", "recover", "fail"), Importance.MEDIUM,
-            "what opening a store does when its write-ahead log is damaged before its end: recover-if-changelogged"
-                + " opens a store with a changelog at its last consistent commit (the changelog restores the rest) and"
-                + " refuses one without; recover always opens there; fail always refuses")
+            "what opening a store does when it finds its files damaged: recover-if-changelogged heals a store with a"
+                + " changelog (a damaged write-ahead log opens at the last consistent commit, other damage deletes the"
+                + " files; the changelog restores the rest) and refuses one without; recover also opens a store without"
+                + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");

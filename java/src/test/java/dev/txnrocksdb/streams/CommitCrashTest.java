@@ -13,6 +13,7 @@ import static dev.txnrocksdb.streams.StoreFixture.string;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -32,8 +33,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * kill -9 in the middle of a large commit: on reopen the store holds the whole transaction or
  * none of it, matching its committed offset. Under secondary-store the child is killed as soon as
- * the commit file {@code TXN-COMMIT} appears (the commit is then decided and copying is under
- * way), so reopening must roll it forward, whichever strategy reopens the store.
+ * the store's files hold the commit's record (the commit is then decided and copying is under
+ * way; {@link CopyProbe} watches the files), so reopening must roll it forward, whichever strategy
+ * reopens the store.
  */
 class CommitCrashTest {
     private static final String STORE = "commit-crash";
@@ -56,38 +58,33 @@ class CommitCrashTest {
     void killDashNineDuringALargeCommitLeavesAllOrNothing(TransactionStrategy written, TransactionStrategy reopened)
         throws Exception {
         Path storeDir = stateDir.resolve(STORE);
-        Path commitFile = storeDir.resolve("TXN-COMMIT");
         ChildJvm child = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE, written.configName(),
             Integer.toString(BIG_COUNT), Integer.toString(VALUE_BYTES));
-        boolean commitFileSeen;
+        boolean copySeen = false;
         try {
-            // Not before: the base commit has a commit file of its own for a moment.
-            child.awaitLine(CommitCrashWriterMain.COMMITTING);
             if (written == TransactionStrategy.SECONDARY_STORE) {
-                commitFileSeen = child.pollUntil(() -> Files.exists(commitFile));
-                assertTrue(commitFileSeen, "the commit file never appeared: " + child.output());
+                try (CopyProbe probe = CopyProbe.awaitStore(child, storeDir, stateDir.resolve("probe"))) {
+                    assertNotNull(probe, "the store's files cannot be read: " + child.output());
+                    child.awaitLine(CommitCrashWriterMain.COMMITTING);
+                    copySeen = child.pollUntil(probe::copyInProgress);
+                }
+                assertTrue(copySeen, "the commit's copy was never seen under way: " + child.output());
             } else {
-                commitFileSeen = false;
+                child.awaitLine(CommitCrashWriterMain.COMMITTING);
             }
         } finally {
             child.killAndAssertSigkill();
-        }
-        boolean commitFileLeft = Files.exists(commitFile);
-        if (written == TransactionStrategy.INDEXED_BATCH) {
-            assertFalse(commitFileLeft, "indexed-batch never writes a commit file");
         }
 
         TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore(STORE, true, reopened),
             new TestStateStoreContext(stateDir.toFile()));
         try {
-            assertFalse(Files.exists(commitFile), "opening completes the commit and deletes its file");
-            assertFalse(Files.exists(storeDir.resolve("TXN-COMMIT.tmp")));
+            assertFalse(Files.exists(storeDir.resolve("TXN-COMMIT")), "no commit file (before 2026-12 there was one)");
             Long offset = store.committedOffset(CHANGELOG);
-            System.out.println("written with " + written + ", reopened with " + reopened + ": commit file seen "
-                + commitFileSeen + ", left after the kill " + commitFileLeft + ", committed offset " + offset
-                + "; child printed " + child.output());
-            if (commitFileSeen) {
-                assertEquals(BIG_OFFSET, offset, "a commit whose file was written is rolled forward");
+            System.out.println("written with " + written + ", reopened with " + reopened + ": copy seen under way "
+                + copySeen + ", committed offset " + offset + "; child printed " + child.output());
+            if (copySeen) {
+                assertEquals(BIG_OFFSET, offset, "a commit whose copy began is rolled forward");
             }
             if (offset == BIG_OFFSET) {
                 assertWholeTransaction(store);

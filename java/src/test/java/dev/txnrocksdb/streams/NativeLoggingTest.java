@@ -1,9 +1,10 @@
 package dev.txnrocksdb.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -11,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the native code logs reaches SLF4J: a secondary-store commit killed with SIGKILL after its
- * commit file was written is rolled forward when the store reopens, and the engine's message about
+ * What the native code logs reaches SLF4J: a secondary-store commit killed with SIGKILL while it
+ * copies (its commit record in the files, {@link CopyProbe}) is rolled forward when the store reopens, and the engine's message about
  * it appears in the reopening JVM's SLF4J log (slf4j-simple, on its stderr), under the logger
  * named after the Rust module; records below the logger's level do not.
  */
@@ -26,16 +27,17 @@ class NativeLoggingTest {
 
     @Test
     void theRollForwardAfterACrashIsInTheApplicationsLog() throws Exception {
-        Path commitFile = stateDir.resolve(STORE).resolve("TXN-COMMIT");
+        // 150 MB: the copy takes long enough (some 40 writes) to kill the writer in the middle of it
         ChildJvm writer = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE,
-            TransactionStrategy.SECONDARY_STORE.configName(), "40000", "1000");
-        try {
+            TransactionStrategy.SECONDARY_STORE.configName(), "150000", "1000");
+        try (CopyProbe probe = CopyProbe.awaitStore(writer, stateDir.resolve(STORE), stateDir.resolve("probe"))) {
+            assertNotNull(probe, "the store's files cannot be read: " + writer.output());
             writer.awaitLine(CommitCrashWriterMain.COMMITTING);
-            assertTrue(writer.pollUntil(() -> Files.exists(commitFile)), "the commit file never appeared: " + writer.output());
+            assertTrue(writer.pollUntil(probe::copyInProgress), "the copy was never seen under way: " + writer.output());
         } finally {
             writer.killAndAssertSigkill();
         }
-        assertTrue(Files.exists(commitFile), "killed before the commit finished");
+        assertFalse(writer.output().contains(CommitCrashWriterMain.COMMITTED), "killed before the commit finished");
 
         List<String> infoLog = reopen("info");
         String rolledForward = infoLog.stream().filter(line -> line.contains("rolled forward a commit interrupted by a crash"))

@@ -4,7 +4,6 @@ import static dev.txnrocksdb.streams.StoreFixture.key;
 import static dev.txnrocksdb.streams.StoreFixture.string;
 import static dev.txnrocksdb.streams.StoreFixture.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,9 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
@@ -30,13 +27,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A secondary-store commit that fails after its commit file was written is decided: the store
- * refuses writes until {@code recover} rolls it forward, and {@code recover} then returns the
- * offset that commit wrote (read back from the store, not the offset cached before the commit).
+ * A secondary-store commit that fails after its copy began (its first copy write stores the
+ * commit record) is decided: the store refuses writes and reports the offset of the last complete
+ * commit until the commit is rolled forward, which reopening the store does (the failure here
+ * stops RocksDB for good, so {@code recover} cannot), with the offset and the position that commit
+ * wrote. The engine's own test, {@code rust/core/tests/interrupted_commit.rs}, fails commits at each
+ * step in-process and rolls them forward with {@code recover}.
  *
- * <p>The failure is real: while the commit copies, the test makes the commit file immutable
- * ({@code chattr +i}), so deleting it, the commit's last step, fails with EPERM. Skipped where
- * {@code chattr} cannot do that (no chattr, not root, or a file system without the attribute).
+ * <p>The failure is real: before the commit the test makes the store's directory immutable
+ * ({@code chattr +i}), so RocksDB cannot create the files a memtable switch needs; with 8 MiB
+ * memtables that happens at the third of the copy's 4 MiB writes, and RocksDB stops writing with
+ * EPERM. Skipped where {@code chattr} cannot do that (no chattr, not root, or a file system without
+ * the attribute).
  */
 class SecondaryStoreFailedCommitTest {
     private static final TopicPartition CHANGELOG = new TopicPartition("failing-changelog", 0);
@@ -47,12 +49,12 @@ class SecondaryStoreFailedCommitTest {
     Path stateDir;
 
     private TxnKeyValueStore store;
-    private Path commitFile;
+    private Path storeDir;
 
     @AfterEach
     void tearDown() throws Exception {
-        if (commitFile != null && Files.exists(commitFile)) {
-            chattr("-i", commitFile);
+        if (storeDir != null) {
+            chattr("-i", storeDir);
         }
         if (store != null) {
             store.close();
@@ -87,11 +89,12 @@ class SecondaryStoreFailedCommitTest {
     }
 
     @Test
-    void recoverRollsTheFailedCommitForwardAndReturnsItsOffset() throws Exception {
+    void aFailedCommitIsRefusedUntilReopeningRollsItForward() throws Exception {
         assumeTrue(immutableFilesWork(stateDir), "chattr +i is not available here");
-        TestStateStoreContext context = new TestStateStoreContext(stateDir.toFile());
+        TestStateStoreContext context = new TestStateStoreContext(stateDir.toFile())
+            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "failing", "write_buffer_size=8388608");
         store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE), context);
-        commitFile = stateDir.resolve("failing").resolve("TXN-COMMIT");
+        storeDir = stateDir.resolve("failing");
         context.processing("input", 0, 4L);
         store.put(key("base"), value("old"));
         store.commit(Map.of(CHANGELOG, 10L));
@@ -107,30 +110,10 @@ class SecondaryStoreFailedCommitTest {
         }
         store.put(key("base"), value("new"));
 
-        // Freeze the commit file as soon as the commit writes it; the copy takes far longer.
-        AtomicBoolean stop = new AtomicBoolean();
-        CompletableFuture<Boolean> frozen = CompletableFuture.supplyAsync(() -> {
-            while (!stop.get()) {
-                if (Files.exists(commitFile)) {
-                    try {
-                        return chattr("+i", commitFile);
-                    } catch (IOException | InterruptedException e) {
-                        return false;
-                    }
-                }
-                Thread.onSpinWait();
-            }
-            return false;
-        });
-        ProcessorStateException failed;
-        try {
-            failed = assertThrows(ProcessorStateException.class, () -> store.commit(Map.of(CHANGELOG, 20L)),
-                "the commit finished before its commit file could be frozen");
-        } finally {
-            stop.set(true);
-        }
-        assertTrue(frozen.get(60, TimeUnit.SECONDS));
-        assertTrue(failed.getMessage().contains("deleting the commit file"), failed.getMessage());
+        assertTrue(chattr("+i", storeDir));
+        ProcessorStateException failed = assertThrows(ProcessorStateException.class,
+            () -> store.commit(Map.of(CHANGELOG, 20L)), "the commit's copy could not fill its memtables");
+        assertTrue(failed.getMessage().contains("Operation not permitted"), failed.getMessage());
 
         // Decided but not finished: no writes until it is rolled forward.
         ProcessorStateException refused = assertThrows(ProcessorStateException.class,
@@ -138,15 +121,20 @@ class SecondaryStoreFailedCommitTest {
         assertTrue(refused.getMessage().contains("failed half-way"), refused.getMessage());
         assertEquals(10L, store.committedOffset(CHANGELOG), "the failed commit is not reported as committed");
 
-        // Still frozen: the roll-forward fails at the same step, and recover says so.
+        // RocksDB stopped on a WAL file it could not create: with its WAL buffered (manual WAL
+        // flush) that error is fatal to the open instance, so recover fails, even once the
+        // directory is writable again, and says why; Kafka Streams then closes the task's stores
+        // and reopens them, which is what completes the decided commit.
         assertThrows(ProcessorStateException.class, () -> store.recover(0L));
-
-        assertTrue(chattr("-i", commitFile));
-        assertEquals(20L, store.recover(0L), "recover returns the offset of the rolled-forward commit");
-        assertEquals(20L, store.committedOffset(CHANGELOG));
+        assertTrue(chattr("-i", storeDir));
+        ProcessorStateException stopped = assertThrows(ProcessorStateException.class, () -> store.recover(0L));
+        assertTrue(stopped.getMessage().contains("Operation not permitted"), stopped.getMessage());
+        store.close();
+        store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
+            new TestStateStoreContext(stateDir.toFile()));
+        assertEquals(20L, store.committedOffset(CHANGELOG), "reopening rolls the decided commit forward");
         Position rolledForward = Position.fromMap(Map.of("input", Map.of(0, 5L)));
         assertEquals(rolledForward, store.getPosition(), "the position committed with it is back too");
-        assertFalse(Files.exists(commitFile));
         assertEquals("new", string(store.get(key("base"))));
         assertEquals("new", string(store.readOnly(IsolationLevel.READ_COMMITTED).get(key("base"))));
         assertEquals(VALUE_BYTES, store.get(key(String.format("big-%06d", BIG_COUNT - 1))).length);

@@ -25,9 +25,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * A write-ahead log damaged in its middle ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}): a
- * store without a changelog refuses to open rather than silently drop the commits after the
- * damage; one with a changelog, or configured to, opens at its last consistent commit.
+ * Damaged files ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}). A write-ahead log damaged in its
+ * middle: a store without a changelog refuses to open rather than silently drop the commits after
+ * the damage; one with a changelog, or configured to, opens at its last consistent commit. A
+ * MANIFEST damaged so that no commit can be read: a store with a changelog deletes its files and
+ * opens empty, without offsets, for Kafka Streams to restore (counted in {@code wipes-total}); one
+ * without refuses, naming the store, the damage and the setting.
  */
 class WalCorruptionTest {
     private static final byte[] VALUE = new byte[1000];
@@ -131,5 +134,79 @@ class WalCorruptionTest {
         assertTrue(e.getMessage().contains("recovr"), e.getMessage());
         assertTrue(Arrays.stream(new String[] {"recover-if-changelogged", "recover", "fail"}).allMatch(e.getMessage()::contains),
             e.getMessage());
+    }
+
+    /** Five commits with 64 KiB memtables (the store flushes to SST files), closed; then its MANIFEST's start garbled. */
+    private void writeFlushedThenDamageTheManifest(StateStoreContext context, TransactionStrategy strategy,
+            TopicPartition changelog) throws IOException {
+        TxnKeyValueStore store = open(context, strategy);
+        for (int commit = 0; commit < 5; commit++) {
+            for (int i = 0; i < 200; i++) {
+                store.put(key(commit + "-" + i), VALUE);
+            }
+            store.commit(Map.of(changelog, commit * 100L));
+        }
+        store.close();
+        Path manifest;
+        try (Stream<Path> files = Files.list(dir.resolve("store"))) {
+            manifest = files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(manifest);
+        for (int i = 0; i < 64; i++) {
+            bytes[i] ^= 0x5A;
+        }
+        Files.write(manifest, bytes);
+    }
+
+    private static Properties smallMemtables() {
+        Properties props = new Properties();
+        props.put(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "store", "write_buffer_size=65536");
+        return props;
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void aChangeloggedStoreThatCannotProveACommitDeletesItsFilesForKafkaToRestore(TransactionStrategy strategy)
+            throws IOException {
+        TopicPartition changelog = new TopicPartition(SegmentedStoreTestContext.APP_ID + "-store-changelog", 0);
+        writeFlushedThenDamageTheManifest(new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables()), strategy, changelog);
+        SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables());
+        TxnKeyValueStore store = open(context, strategy);
+        try {
+            assertNull(store.committedOffset(changelog), "no offset: Kafka restores the whole changelog");
+            assertNull(store.get(key("4-0")));
+            assertNull(store.get(key("0-0")));
+            Object wipes = context.metrics().metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("wipes-total") && e.getKey().tags().containsValue("store"))
+                .map(e -> e.getValue().metricValue()).findFirst().orElseThrow(() -> new AssertionError("no wipes-total metric"));
+            assertEquals(1L, ((Number) wipes).longValue());
+            // it restores and commits as any store
+            store.put(key("restored"), VALUE);
+            store.commit(Map.of(changelog, 500L));
+        } finally {
+            store.close();
+        }
+        TxnKeyValueStore reopened = open(new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables()), strategy);
+        assertEquals(500L, reopened.committedOffset(changelog));
+        reopened.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void withoutAChangelogSuchAStoreRefusesNamingTheStoreTheDamageAndTheSetting(TransactionStrategy strategy)
+            throws IOException {
+        TopicPartition changelog = new TopicPartition("store-changelog", 0);
+        TestStateStoreContext writing = new TestStateStoreContext(dir.toFile())
+            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "store", "write_buffer_size=65536");
+        writeFlushedThenDamageTheManifest(writing, strategy, changelog);
+        for (String policy : new String[] {"recover-if-changelogged", "recover", "fail"}) {
+            ProcessorStateException e = assertThrows(ProcessorStateException.class,
+                () -> open(new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, policy), strategy));
+            String message = e.getMessage();
+            assertTrue(message.contains(dir.resolve("store").toString()), message);
+            assertTrue(message.contains("MANIFEST"), "names the damaged file: " + message);
+            assertTrue(message.contains("refuses to open"), message);
+            assertTrue(message.contains(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG), message);
+        }
     }
 }

@@ -130,7 +130,7 @@ public final class StoreCore<S extends NativeStore> {
         NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
-            settings.recoverCorruptedWal(changelogPartition != null)));
+            settings.corruptionPolicy(changelogPartition != null)));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);

@@ -124,6 +124,8 @@ public final class StoreMetrics {
             StoreStatistic.TEMPORARY_STORE_BYTES);
         gauge("roll-forwards-total", "Commits interrupted by a crash or a failure that recovery completed since the store"
             + " opened", StoreStatistic.ROLL_FORWARDS);
+        gauge("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
+            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption)", StoreStatistic.WIPES);
         add("rollbacks-total", "Transactions thrown away since the store opened: uncommitted temporary-store writes"
             + " dropped at open, plus rollbacks Kafka Streams asked for", RecordingLevel.INFO,
             (Gauge<Long>) (config, now) -> StoreStatistic.ROLLBACKS.of(values()) + recovers);

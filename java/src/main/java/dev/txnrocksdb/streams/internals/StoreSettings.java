@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -151,19 +152,20 @@ public final class StoreSettings {
     }
 
     /**
-     * Whether a store opens at its last consistent commit when its write-ahead log is damaged
-     * ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}).
+     * What a store does when it opens on damaged files ({@link TxnRocksDBConfig#WAL_CORRUPTION_CONFIG}):
+     * a store with a changelog heals from it unless the setting is {@code fail}; one without opens
+     * at its last consistent commit only with {@code recover}.
      *
      * @param changelogged whether the store has a changelog to restore the lost commits from
      */
-    public boolean recoverCorruptedWal(boolean changelogged) {
+    public CorruptionPolicy corruptionPolicy(boolean changelogged) {
         switch (walCorruption) {
-            case "recover":
-                return true;
             case "fail":
-                return false;
+                return CorruptionPolicy.REFUSE;
+            case "recover":
+                return changelogged ? CorruptionPolicy.RESTORE_FROM_CHANGELOG : CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT;
             default:
-                return changelogged;
+                return changelogged ? CorruptionPolicy.RESTORE_FROM_CHANGELOG : CorruptionPolicy.REFUSE;
         }
     }
 

@@ -15,19 +15,18 @@ public final class NativeKeyValueStore extends NativeStore {
     /**
      * Opens (creating if needed) the store in {@code dir}. This is recovery: uncommitted writes of
      * a previous process are gone, committed data and offsets are intact, and a secondary-store
-     * commit that a crash interrupted after its commit file was written is rolled forward
-     * (whichever strategy the store is opened with now). A write-ahead log damaged before its end
-     * is handled as {@link OpenOptions#recoverCorruptedWal} says.
+     * commit whose copy a crash cut short is rolled forward (whichever strategy the store is
+     * opened with now). Damaged files are handled as {@link OpenOptions#corruption} says.
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param dir the store's directory
-     * @param options transactional or write-through, commit sync, strategy, damaged-WAL policy
+     * @param options transactional or write-through, commit sync, strategy, corruption policy
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the
-     *     store, or its write-ahead log is damaged and {@code options} refuse to recover it
+     *     store, or finds it damaged and {@code options} refuse to open it
      */
     public static NativeKeyValueStore open(String storeName, Path dir, OpenOptions options) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.recoverCorruptedWal());
+            options.strategy().configName(), options.corruption().nativeName());
         return new NativeKeyValueStore(storeName, handle);
     }
 
@@ -132,7 +131,7 @@ public final class NativeKeyValueStore extends NativeStore {
      *     ("unknown transaction strategy ...")
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    boolean recoverCorruptedWal);
+                                    String corruption);
 
     private static native byte[] get(long handle, byte[] key, boolean committedOnly);
 

@@ -26,7 +26,7 @@ public final class NativeSessionStore extends NativeStore {
      *
      * @param storeName the Kafka store name, used in exception messages
      * @param dir the store's directory
-     * @param options transactional or write-through, commit sync, strategy, damaged-WAL policy
+     * @param options transactional or write-through, commit sync, strategy, corruption policy
      * @param retentionMs how long sessions are kept after they end, in ms
      * @param segmentIntervalMs the time segment size in ms
      * @throws IllegalArgumentException if {@code retentionMs} is negative or
@@ -36,7 +36,7 @@ public final class NativeSessionStore extends NativeStore {
     public static NativeSessionStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
                                           long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.recoverCorruptedWal(), retentionMs, segmentIntervalMs);
+            options.strategy().configName(), options.corruption().nativeName(), retentionMs, segmentIntervalMs);
         return new NativeSessionStore(storeName, handle);
     }
 
@@ -128,7 +128,7 @@ public final class NativeSessionStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    boolean recoverCorruptedWal, long retentionMs, long segmentIntervalMs);
+                                    String corruption, long retentionMs, long segmentIntervalMs);
 
     private static native boolean put(long handle, byte[] key, long start, long end, byte[] aggregate);
 

@@ -12,23 +12,21 @@ public final class OpenOptions {
     private final boolean transactional;
     private final boolean syncCommit;
     private final TransactionStrategy strategy;
-    private final boolean recoverCorruptedWal;
+    private final CorruptionPolicy corruption;
 
     /**
      * @param transactional true: writes are staged until {@link NativeStore#commit}; false: write-through
      * @param syncCommit true: fsync the write-ahead log on every commit (survives power loss)
      * @param strategy where a transactional store keeps uncommitted writes (ignored when not
      *     transactional, but checked)
-     * @param recoverCorruptedWal what opening does with a write-ahead log damaged before its end:
-     *     true opens at the last commit before the damage (the later commits are lost from the
-     *     store; a changelog restores them), false refuses with a {@code ProcessorStateException}
-     * @throws NullPointerException if {@code strategy} is null
+     * @param corruption what opening does when it finds the store's files damaged
+     * @throws NullPointerException if {@code strategy} or {@code corruption} is null
      */
-    public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, boolean recoverCorruptedWal) {
+    public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption) {
         this.transactional = transactional;
         this.syncCommit = syncCommit;
         this.strategy = Objects.requireNonNull(strategy, "strategy");
-        this.recoverCorruptedWal = recoverCorruptedWal;
+        this.corruption = Objects.requireNonNull(corruption, "corruption");
     }
 
     /** Whether writes are staged until the commit (false: write-through). */
@@ -46,14 +44,14 @@ public final class OpenOptions {
         return strategy;
     }
 
-    /** Whether a write-ahead log damaged before its end opens at the last consistent commit. */
-    public boolean recoverCorruptedWal() {
-        return recoverCorruptedWal;
+    /** What opening does when it finds the store's files damaged. */
+    public CorruptionPolicy corruption() {
+        return corruption;
     }
 
     @Override
     public String toString() {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
-            + ", recoverCorruptedWal=" + recoverCorruptedWal + "}";
+            + ", corruption=" + corruption + "}";
     }
 }

@@ -37,6 +37,8 @@ public enum StoreStatistic {
     ROLL_FORWARDS,
     /** Transactions whose uncommitted temporary-store writes were thrown away when the store opened. */
     ROLLBACKS,
+    /** 1 if the store's files were found damaged at open and deleted so that its changelog restores it, else 0. */
+    WIPES,
     /** RocksDB statistics from here on (-1 when not collected): bytes written. */
     BYTES_WRITTEN,
     /** Bytes read by gets and iterators. */

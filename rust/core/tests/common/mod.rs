@@ -1,0 +1,185 @@
+//! What the crash, power-loss and damaged-file tests share: one store of any kind driven through
+//! the same deterministic program, and its committed contents.
+#![allow(dead_code)] // each test binary uses part of it
+
+use std::path::{Path, PathBuf};
+use txn_rocksdb::segmented::SegmentOptions;
+use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::window::{self, WindowStore};
+use txn_rocksdb::{session, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
+
+pub const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 3_000, segment_interval_ms: 1_000 };
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    KeyValue,
+    Window,
+    Session,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::KeyValue, Kind::Window, Kind::Session];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::KeyValue => "kv",
+            Kind::Window => "window",
+            Kind::Session => "session",
+        }
+    }
+
+    pub fn parse(s: &str) -> Kind {
+        Kind::ALL.into_iter().find(|k| k.name() == s).expect("kind")
+    }
+}
+
+/// One store of any kind, driven through the same deterministic program.
+pub enum Subject {
+    KeyValue(KeyValueStore),
+    Window(WindowStore),
+    Session(SessionStore),
+}
+
+pub fn tp() -> TopicPartition {
+    TopicPartition { topic: "app-store-changelog".into(), partition: 0 }
+}
+
+/// A tiny deterministic generator (the child and the reference must agree bit for bit).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+impl Subject {
+    pub fn open(kind: Kind, dir: &Path, strategy: Strategy) -> Subject {
+        Subject::open_with(kind, dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap()
+    }
+
+    pub fn open_with(kind: Kind, dir: &Path, options: StoreOptions) -> txn_rocksdb::Result<Subject> {
+        Ok(match kind {
+            Kind::KeyValue => Subject::KeyValue(KeyValueStore::open(dir, options)?),
+            Kind::Window => Subject::Window(WindowStore::open(dir, options, GEOMETRY)?),
+            Kind::Session => Subject::Session(SessionStore::open(dir, options, GEOMETRY)?),
+        })
+    }
+
+    pub fn db(&self) -> &KeyValueStore {
+        match self {
+            Subject::KeyValue(d) => d,
+            Subject::Window(w) => w.segments().key_value(),
+            Subject::Session(s) => s.segments().key_value(),
+        }
+    }
+
+    /// Transaction `txn` of program `seed`: puts, overwrites and deletes over a small key space;
+    /// window and session timestamps advance with `txn`, so older segments expire (range deletes
+    /// land with later commits).
+    pub fn write_transaction(&self, seed: u64, txn: u64) {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (txn + 1).wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+        let n = 20 + rng.below(40);
+        for i in 0..n {
+            let key = format!("key-{:03}", rng.below(60)).into_bytes();
+            let value = format!("s{seed}-t{txn}-w{i}-{}", "x".repeat(rng.below(200) as usize)).into_bytes();
+            let delete = rng.below(5) == 0;
+            let v = if delete { None } else { Some(value.as_slice()) };
+            let ts = (txn as i64) * 700 + rng.below(1_500) as i64;
+            match self {
+                Subject::KeyValue(d) => d.put(&key, v).unwrap(),
+                Subject::Window(w) => {
+                    w.put(&key, ts, 0, v).unwrap();
+                }
+                Subject::Session(s) => {
+                    s.put(&key, ts, ts + rng.below(500) as i64, v).unwrap();
+                }
+            }
+        }
+    }
+
+    pub fn commit(&self, offset: i64) {
+        self.db().commit(&[(tp(), Some(offset))], Some(format!("position-{offset}").as_bytes())).unwrap();
+    }
+
+    /// The committed contents, raw (segment prefixes and all), plus offsets and position.
+    pub fn dump(&self) -> Dump {
+        self.try_dump().unwrap()
+    }
+
+    /// [`Self::dump`], with the error of a read that fails (damaged data).
+    pub fn try_dump(&self) -> txn_rocksdb::Result<Dump> {
+        let db = self.db();
+        let data = db.range(Range { committed_only: true, ..Range::all() })?.collect_all()?;
+        Ok((data, db.committed_offsets()?, db.committed_position()?))
+    }
+
+    /// Restores `batches` changelog batches derived from `seed` (for the restore crash test).
+    pub fn restore_batches(&self, seed: u64, batches: u64) {
+        for b in 0..batches {
+            let mut rng = Rng(seed ^ (b + 1).wrapping_mul(0xA24B_AED4_963E_E407) | 1);
+            let mut records: Vec<(i64, Vec<u8>, Option<Vec<u8>>)> = Vec::new();
+            for i in 0..30 {
+                let key = format!("key-{:03}", rng.below(60)).into_bytes();
+                let value = (rng.below(4) != 0).then(|| format!("restored-b{b}-{i}").into_bytes());
+                records.push(((b as i64) * 400 + rng.below(900) as i64, key, value));
+            }
+            match self {
+                Subject::KeyValue(d) => d.restore(records.iter().map(|(_, k, v)| (k.as_slice(), v.as_deref()))).unwrap(),
+                Subject::Window(w) => {
+                    let keyed: Vec<_> = records.iter().map(|(ts, k, v)| (*ts, window::store_key(k, *ts, 0), v.clone())).collect();
+                    let refs: Vec<_> = keyed.iter().map(|(ts, k, v)| (*ts, k.as_slice(), v.as_deref())).collect();
+                    w.segments().restore(&refs).unwrap();
+                }
+                Subject::Session(s) => {
+                    let keyed: Vec<_> =
+                        records.iter().map(|(ts, k, v)| (*ts, session::store_key(k, *ts - 10, *ts), v.clone())).collect();
+                    let refs: Vec<_> = keyed.iter().map(|(ts, k, v)| (*ts, k.as_slice(), v.as_deref())).collect();
+                    s.segments().restore(&refs).unwrap();
+                }
+            }
+        }
+    }
+}
+
+/// The committed dump after each commit of a program, by running it in-process without faults;
+/// index 0 is the state before the first commit of the program.
+pub fn reference(kind: Kind, strategy: Strategy, seed: u64, commits: u64) -> Vec<Dump> {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Subject::open(kind, dir.path(), strategy);
+    let mut states = vec![s.dump()];
+    for t in 0..commits {
+        s.write_transaction(seed, t);
+        s.commit((t as i64 + 1) * 10);
+        states.push(s.dump());
+    }
+    states
+}
+
+pub type Dump = (Vec<(Vec<u8>, Vec<u8>)>, Vec<(TopicPartition, i64)>, Option<Vec<u8>>);
+
+
+/// Copies the files of a store directory (RocksDB keeps no subdirectories) into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+/// The store's newest write-ahead log file.
+pub fn newest_wal(dir: &Path) -> PathBuf {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    logs.sort();
+    logs.pop().expect("a WAL file")
+}

@@ -1,0 +1,269 @@
+//! Damaged files: every file kind of a store (WAL, SST, MANIFEST, CURRENT, OPTIONS, a legacy commit
+//! file), garbled at its start, middle and end, or cut in half, for both strategies and every store
+//! kind. Reopened, a store does one of three things, and never a fourth:
+//! 1. opens at a commit boundary: its content is exactly that of the commit its offsets name,
+//!    nothing uncommitted (a read that then meets damaged data fails with `Error::Damaged` and marks
+//!    the store, so the next open handles it as case 2 or 3);
+//! 2. with a changelog (`CorruptionPolicy::RestoreFromChangelog`): deletes its files and opens empty,
+//!    without offsets, counted in `Stat::Wipes`, for the changelog to restore;
+//! 3. without one: refuses, with an error naming the store.
+//!
+//! The stores flush and compact (64 KiB memtables), and the secondary-store ones end with a large
+//! uncommitted transaction, so the temporary store has SST files of its own.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use txn_rocksdb::stats::Stat;
+use txn_rocksdb::{tuning, CorruptionPolicy, Error, StoreOptions, Strategy};
+
+mod common;
+use common::{copy_dir, Dump, Kind, Subject};
+
+const COMMITS: u64 = 30;
+const SEED: u64 = 91;
+
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    GarbleStart,
+    GarbleMiddle,
+    GarbleEnd,
+    CutInHalf,
+}
+
+const DAMAGES: [Damage; 4] = [Damage::GarbleStart, Damage::GarbleMiddle, Damage::GarbleEnd, Damage::CutInHalf];
+
+fn damage(file: &Path, how: Damage) {
+    let mut bytes = std::fs::read(file).unwrap();
+    let len = bytes.len();
+    let garble = |bytes: &mut Vec<u8>, at: usize| {
+        for b in &mut bytes[at..(at + 64).min(len)] {
+            *b ^= 0x5A;
+        }
+    };
+    match how {
+        Damage::GarbleStart => garble(&mut bytes, 0),
+        Damage::GarbleMiddle => garble(&mut bytes, len / 2),
+        Damage::GarbleEnd => garble(&mut bytes, len.saturating_sub(64)),
+        Damage::CutInHalf => bytes.truncate(len / 2),
+    }
+    std::fs::write(file, bytes).unwrap();
+}
+
+/// The kind of a store file, by name.
+fn file_kind(name: &str) -> Option<&'static str> {
+    if name.ends_with(".log") {
+        Some("wal")
+    } else if name.ends_with(".sst") {
+        Some("sst")
+    } else if name.starts_with("MANIFEST-") {
+        Some("manifest")
+    } else if name == "CURRENT" {
+        Some("current")
+    } else if name.starts_with("OPTIONS-") {
+        Some("options")
+    } else {
+        None
+    }
+}
+
+/// Writes the store: `COMMITS` commits (offsets 10, 20, ...), then, under secondary-store, a large
+/// uncommitted transaction; returns the committed state after each commit (index 0: empty). With
+/// `settle`, waits for the flushes and compactions the commits started before it closes the store.
+fn build(dir: &Path, kind: Kind, strategy: Strategy, settle: bool) -> Vec<Dump> {
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    tuning::set_for_store(name, &["write_buffer_size=65536", "level0_file_num_compaction_trigger=3"]).unwrap();
+    let s = Subject::open(kind, dir, strategy);
+    let mut states = vec![s.dump()];
+    for t in 0..COMMITS {
+        // several transactions' writes per commit: a few KiB, so memtables flush every few commits
+        for part in 0..4 {
+            s.write_transaction(SEED, t * 4 + part);
+        }
+        s.commit((t as i64 + 1) * 10);
+        states.push(s.dump());
+    }
+    if strategy == Strategy::SecondaryStore {
+        for part in 0..40 {
+            s.write_transaction(SEED + 1, part);
+        }
+    }
+    if settle {
+        // Let the background flushes and compactions the commits started finish, as in a store that
+        // ran for a while (a store closed at once may still hold everything in its WAL).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let stats = s.db().stats();
+            let busy = stats[Stat::NumRunningFlushes as usize] + stats[Stat::NumRunningCompactions as usize] > 0;
+            if (!busy && stats[Stat::NumberOpenFiles as usize] >= 2) || std::time::Instant::now() > deadline {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+    states
+}
+
+fn files(dir: &Path) -> Vec<(String, &'static str)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            file_kind(&name).map(|kind| (name, kind))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    at_boundary: usize,
+    at_earlier_commit: usize,
+    read_failed_then_handled: usize,
+    wiped: usize,
+    refused: usize,
+}
+
+/// Opens the damaged copy as `policy` says and checks that the outcome is one of the three.
+fn check(copy: &Path, kind: Kind, strategy: Strategy, policy: CorruptionPolicy, states: &[Dump], what: &str, tally: &mut Tally) {
+    let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
+    let s = match Subject::open_with(kind, copy, options) {
+        Ok(s) => s,
+        Err(e) => {
+            assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: a store with a changelog refused to open: {e}");
+            assert!(matches!(e, Error::CorruptedWal { .. } | Error::Damaged { .. }), "{what}: {e:?}");
+            assert!(e.to_string().contains(&copy.display().to_string()), "{what}: the error names the store: {e}");
+            tally.refused += 1;
+            return;
+        }
+    };
+    if s.db().stats()[Stat::Wipes as usize] == 1 {
+        assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: wiped without a changelog");
+        assert_eq!(s.dump(), (vec![], vec![], None), "{what}: a wiped store opens empty, without offsets");
+        tally.wiped += 1;
+        return;
+    }
+    match s.try_dump() {
+        Ok(got) => {
+            let commit = match got.1.as_slice() {
+                [] => 0,
+                [(_, offset)] => (*offset / 10) as usize,
+                more => panic!("{what}: offsets {more:?}"),
+            };
+            assert!(got == states[commit], "{what}: opened at commit {commit} with content that is not that commit's");
+            let all = s.db().range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap();
+            assert!(all == states[commit].0, "{what}: uncommitted writes are visible");
+            if commit == states.len() - 1 {
+                tally.at_boundary += 1;
+            } else {
+                tally.at_earlier_commit += 1;
+            }
+        }
+        Err(e) => {
+            // Damage RocksDB finds only when it reads the block: the read fails, and marks the store.
+            assert!(matches!(e, Error::Damaged { .. }), "{what}: a read failed with {e:?}");
+            drop(s);
+            match Subject::open_with(kind, copy, options) {
+                Ok(again) => {
+                    assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: reopened a store marked damaged");
+                    assert_eq!(again.db().stats()[Stat::Wipes as usize], 1, "{what}: reopened without wiping");
+                    assert_eq!(again.dump(), (vec![], vec![], None), "{what}");
+                }
+                Err(e) => {
+                    assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: refused after a read found damage: {e}");
+                    assert!(e.to_string().contains("DAMAGED"), "{what}: names the mark: {e}");
+                }
+            }
+            tally.read_failed_then_handled += 1;
+        }
+    }
+}
+
+fn copy_of(dir: &Path, root: &Path, case: usize) -> PathBuf {
+    let copy = root.join(format!("case-{case}"));
+    std::fs::create_dir_all(&copy).unwrap();
+    copy_dir(dir, &copy);
+    copy
+}
+
+fn every_file_kind_damaged_every_way(strategy: Strategy) {
+    let mut by_kind: BTreeMap<&str, Tally> = BTreeMap::new();
+    for kind in Kind::ALL {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(format!("damaged-{}-{}", kind.name(), strategy.name()));
+        let states = build(&dir, kind, strategy, true);
+        let all_files = files(&dir);
+        let ssts = all_files.iter().filter(|(_, k)| *k == "sst").count();
+        assert!(ssts >= 2, "{kind:?} {strategy:?}: the store never flushed ({all_files:?})");
+        let mut case = 0;
+        for (name, file_kind) in &all_files {
+            for how in DAMAGES {
+                for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit] {
+                    let copy = copy_of(&dir, root.path(), case);
+                    case += 1;
+                    damage(&copy.join(name), how);
+                    let what = format!("{kind:?} {strategy:?}, {name} {how:?}, {policy:?}");
+                    check(&copy, kind, strategy, policy, &states, &what, by_kind.entry(file_kind).or_default());
+                    std::fs::remove_dir_all(&copy).unwrap();
+                }
+            }
+        }
+        // A commit file of a version before 2026-12 that does not decode: the store cannot tell how
+        // far that commit got.
+        for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse] {
+            let copy = copy_of(&dir, root.path(), case);
+            case += 1;
+            std::fs::write(copy.join("TXN-COMMIT"), b"TXNCMT01 torn").unwrap();
+            let what = format!("{kind:?} {strategy:?}, a torn legacy commit file, {policy:?}");
+            check(&copy, kind, strategy, policy, &states, &what, by_kind.entry("legacy commit file").or_default());
+        }
+    }
+    for (kind, tally) in &by_kind {
+        eprintln!("{}: {kind}: {tally:?}", strategy.name());
+    }
+    // The damage bites: some cases lose commits, some wipe, some refuse.
+    let sum = |f: fn(&Tally) -> usize| by_kind.values().map(f).sum::<usize>();
+    assert!(sum(|t| t.wiped) > 0 && sum(|t| t.refused) > 0 && sum(|t| t.at_earlier_commit) > 0, "{by_kind:?}");
+    assert!(by_kind["legacy commit file"].wiped == 3 && by_kind["legacy commit file"].refused == 3, "{by_kind:?}");
+}
+
+/// An older WAL cut short while a newer one is intact (a store closed while its memtables were
+/// still being flushed keeps both): replaying the newer one after the cut would leave a hole in the
+/// middle of the store's writes (it did, before RocksDB's WAL chain check `track_and_verify_wals`
+/// was turned on); the store opens at the commit before the cut instead, or heals, or refuses.
+#[test]
+fn an_older_wal_cut_short_before_a_newer_one_never_opens_with_a_hole() {
+    let mut cases = 0;
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        for attempt in 0..20 {
+            let root = tempfile::tempdir().unwrap();
+            let dir = root.path().join(format!("hole-{}-{attempt}", strategy.name()));
+            let states = build(&dir, Kind::KeyValue, strategy, false);
+            let wals: Vec<_> = files(&dir).into_iter().filter(|(_, kind)| *kind == "wal").map(|(name, _)| name).collect();
+            if wals.len() < 2 {
+                continue; // every flush finished before the close: try again
+            }
+            for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse] {
+                let copy = copy_of(&dir, root.path(), cases);
+                damage(&copy.join(&wals[0]), Damage::CutInHalf);
+                let what = format!("{strategy:?}, {} of {wals:?} cut in half, {policy:?}", wals[0]);
+                let mut tally = Tally::default();
+                check(&copy, Kind::KeyValue, strategy, policy, &states, &what, &mut tally);
+                eprintln!("{what}: {tally:?}");
+                cases += 1;
+            }
+            break;
+        }
+    }
+    assert!(cases >= 2, "no store was closed with two live WALs in 20 attempts");
+}
+
+#[test]
+fn indexed_batch_stores_with_damaged_files_open_at_a_commit_heal_or_refuse() {
+    every_file_kind_damaged_every_way(Strategy::IndexedBatch);
+}
+
+#[test]
+fn secondary_store_stores_with_damaged_files_open_at_a_commit_heal_or_refuse() {
+    every_file_kind_damaged_every_way(Strategy::SecondaryStore);
+}
