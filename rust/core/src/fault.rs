@@ -3,7 +3,7 @@
 //!
 //! `TXN_ROCKSDB_FAULT=<point>` kills at the first hit, `TXN_ROCKSDB_FAULT=<point>@<n>` at the n-th.
 //! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
-//! still cross several of them.
+//! still cross several of them (and the batches of a value format upgrade at open).
 //!
 //! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
 //! commits; a test binary using it must not run other tests concurrently).
@@ -26,6 +26,8 @@ pub const POINTS: &[&str] = &[
     "recover:after-copy",
     // restoring from the changelog, after each applied batch
     "restore:after-batch",
+    // upgrading a store's values to a newer format at open, after each batch but the last
+    "upgrade:after-batch",
 ];
 
 #[cfg(feature = "fault-injection")]

@@ -28,6 +28,7 @@ mod staging;
 pub mod stats;
 mod store;
 pub mod tuning;
+mod value_format;
 pub mod window;
 
 pub use db::Write;
@@ -36,3 +37,4 @@ pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
 pub use corruption::CorruptionPolicy;
 pub use store::{KeyValueStore, StoreOptions, Strategy};
+pub use value_format::ValueFormat;

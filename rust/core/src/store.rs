@@ -13,13 +13,16 @@ use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
 use crate::secondary::{self, TempStore};
 use crate::staging::Staging;
+use crate::value_format::{self, ValueFormat};
 use std::path::Path;
 use std::sync::Arc;
 
-/// Opens the RocksDB instance and runs the secondary-store recovery on it.
+/// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
+/// the store's format.
 fn open_and_recover(path: &Path, options: StoreOptions) -> Result<Arc<Db>> {
     let db = Arc::new(Db::open(path, options.sync_commit, options.corruption)?);
     secondary::recover_at_open(&db)?;
+    value_format::open_in(&db, options.value_format)?;
     Ok(db)
 }
 
@@ -69,6 +72,9 @@ pub struct StoreOptions {
     pub strategy: Strategy,
     /// What opening does when it finds the store's files damaged.
     pub corruption: CorruptionPolicy,
+    /// The format of the values Kafka Streams stores (opaque to the engine): recorded in the
+    /// store, and a store recorded in an older format is upgraded at open (see `ValueFormat`).
+    pub value_format: ValueFormat,
 }
 
 impl Default for StoreOptions {
@@ -78,6 +84,7 @@ impl Default for StoreOptions {
             sync_commit: false,
             strategy: Strategy::IndexedBatch,
             corruption: CorruptionPolicy::Refuse,
+            value_format: ValueFormat::Plain,
         }
     }
 }

@@ -13,6 +13,7 @@
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
 //!   restore decodes).
 //! - [`temporary`]: the secondary-store strategy's temporary-store keys and values.
+//! - [`value_format`]: which of Kafka's value formats a store holds, and the upgrades between them.
 //! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks).
 
 pub mod commit_record;
@@ -23,6 +24,7 @@ mod reader;
 pub mod segment;
 pub mod session_key;
 pub mod temporary;
+pub mod value_format;
 pub mod window_key;
 pub mod wire;
 

@@ -3,7 +3,8 @@
 //! Key layout: `b'o' ++ topic ++ 0x00 ++ partition (i32 BE)` → offset (i64 BE); the opaque
 //! position blob lives under [`POSITION_KEY`]; while a secondary-store commit copies its records
 //! in several writes, its [`crate::commit_record::CommitRecord`] lives under [`COMMIT_RECORD_KEY`].
-//! Topic names cannot contain 0x00, so keys never collide.
+//! The value format and an upgrade in progress have keys of their own (`value_format.rs`). Topic
+//! names cannot contain 0x00, so keys never collide.
 
 use crate::{Decoded, Malformed};
 

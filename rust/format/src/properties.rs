@@ -8,6 +8,7 @@
 use crate::commit_record::{seal, CommitRecord};
 use crate::offsets::{decode_offset, offset_key, offset_value};
 use crate::temporary::{self, generation_bounds};
+use crate::value_format::{Upgrade, ValueFormat};
 use crate::wire::{decode_batch, decode_offset_updates, encode_offset_updates, push_batch_entry};
 use crate::{segment, session_key, window_key};
 
@@ -56,14 +57,21 @@ pub fn changelog_keys(bytes: &[u8]) {
     }
 }
 
-/// Any bytes as an entry of the `offsets` column family: the first byte says where the key
-/// ends and the value starts.
+/// Any bytes as an entry of the `offsets` column family (an offset, the value format, an upgrade in
+/// progress): the first byte says where the key ends and the value starts.
 pub fn offsets(bytes: &[u8]) {
     let Some((&split, rest)) = bytes.split_first() else { return };
     let (key, value) = rest.split_at((split as usize).min(rest.len()));
     if let Ok((partition, offset)) = decode_offset(key, value) {
         assert_eq!(offset_key(&partition), key);
         assert_eq!(offset_value(offset), value);
+    }
+    // the value format and an upgrade in progress live in the same family
+    if let Ok(format) = ValueFormat::decode(value) {
+        assert_eq!([format.code()], value);
+    }
+    if let Ok(upgrade) = Upgrade::decode(value) {
+        assert_eq!(upgrade.encode(), value);
     }
 }
 

@@ -23,9 +23,10 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     sync_commit: jboolean,
     strategy: JString<'l>,
     corruption: JString<'l>,
+    value_format: JString<'l>,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption, &value_format)?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))
     })
 }

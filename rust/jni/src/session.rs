@@ -23,11 +23,12 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     sync_commit: jboolean,
     strategy: JString<'l>,
     corruption: JString<'l>,
+    value_format: JString<'l>,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption, &value_format)?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         Ok(store_handle(OpenStore::Session(SessionStore::open(&path, options, geometry)?)))
     })

@@ -14,7 +14,7 @@ use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{CorruptionPolicy, KeyValueStore, StoreOptions, Strategy};
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, StoreOptions, Strategy, ValueFormat};
 
 /// An open store of one kind, owned by its handle. Commit, offsets, rollback and sizes go to the
 /// key-value store every kind is built on; restore goes to the kind's own engine method, which
@@ -77,6 +77,7 @@ pub(crate) fn open_options(
     sync_commit: jboolean,
     strategy: &JString<'_>,
     corruption: &JString<'_>,
+    value_format: &JString<'_>,
 ) -> NativeResult<(String, StoreOptions)> {
     if path.is_null() {
         return Err(invalid("store path must not be null"));
@@ -87,9 +88,14 @@ pub(crate) fn open_options(
     if corruption.is_null() {
         return Err(invalid("corruption policy must not be null"));
     }
+    if value_format.is_null() {
+        return Err(invalid("value format must not be null"));
+    }
     let path = path.try_to_string(env)?;
     let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
     let corruption = CorruptionPolicy::parse(&corruption.try_to_string(env)?)?;
+    let value_format = value_format.try_to_string(env)?;
+    let value_format = ValueFormat::parse(&value_format).ok_or_else(|| invalid(format!("unknown value format '{value_format}'")))?;
     Ok((
         path,
         StoreOptions {
@@ -97,6 +103,7 @@ pub(crate) fn open_options(
             sync_commit: flag(sync_commit),
             strategy,
             corruption,
+            value_format,
         },
     ))
 }

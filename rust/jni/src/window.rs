@@ -23,12 +23,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     sync_commit: jboolean,
     strategy: JString<'l>,
     corruption: JString<'l>,
+    value_format: JString<'l>,
     retention_ms: jlong,
     segment_interval_ms: jlong,
     retention_edge_included: jboolean,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption)?;
+        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption, &value_format)?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         let edge = if flag(retention_edge_included) { RetentionEdge::Included } else { RetentionEdge::Excluded };
         Ok(store_handle(OpenStore::Window(WindowStore::open_with_edge(&path, options, geometry, edge)?)))

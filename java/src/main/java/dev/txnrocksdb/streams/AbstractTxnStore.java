@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams;
 
 import dev.txnrocksdb.streams.internals.StoreCore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -30,6 +31,15 @@ abstract class AbstractTxnStore<S extends NativeStore> implements TransactionalS
     @Override
     public String name() {
         return core.name();
+    }
+
+    /**
+     * The format of the values Kafka Streams' layers above this store write into it: plain here;
+     * the timestamped and headers stores say theirs. The store records it, and one written in an
+     * older format upgrades its entries when it opens in a newer one.
+     */
+    ValueFormat valueFormat() {
+        return ValueFormat.PLAIN;
     }
 
     /** Always {@code true}: the data lives on disk and survives restarts. */

@@ -34,22 +34,17 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * <table>
  *   <caption>What each DSL request gets</caption>
  *   <tr><th>request</th><th>format</th><th>store</th></tr>
- *   <tr><td>key-value</td><td>PLAIN / TIMESTAMPED</td><td>{@link TxnKeyValueStore} / {@link TxnTimestampedKeyValueStore}</td></tr>
- *   <tr><td>window, emit on update</td><td>PLAIN / TIMESTAMPED (or none)</td><td>{@link TxnWindowStore} / {@link TxnTimestampedWindowStore}</td></tr>
- *   <tr><td>window, emit on window close</td><td>any but HEADERS</td><td>{@link TxnTimestampedWindowStore}, time-ordered (below)</td></tr>
- *   <tr><td>session</td><td>any but HEADERS</td><td>{@link TxnSessionStore}; for emit on window close one that answers {@code findSessions(long, long)}</td></tr>
- *   <tr><td>any</td><td>HEADERS</td><td>as TIMESTAMPED (sessions: plain), through Kafka's headers adapter (below)</td></tr>
+ *   <tr><td>key-value</td><td>PLAIN / TIMESTAMPED / HEADERS</td><td>{@link TxnKeyValueStore} / {@link TxnTimestampedKeyValueStore} / {@link TxnTimestampedKeyValueStoreWithHeaders}</td></tr>
+ *   <tr><td>window, emit on update</td><td>PLAIN / TIMESTAMPED (or none) / HEADERS</td><td>{@link TxnWindowStore} / {@link TxnTimestampedWindowStore} / {@link TxnTimestampedWindowStoreWithHeaders}</td></tr>
+ *   <tr><td>window, emit on window close</td><td>any but HEADERS / HEADERS</td><td>{@link TxnTimestampedWindowStore} / {@link TxnTimestampedWindowStoreWithHeaders}, time-ordered (below)</td></tr>
+ *   <tr><td>session</td><td>any but HEADERS / HEADERS</td><td>{@link TxnSessionStore} / {@link TxnSessionStoreWithHeaders}; for emit on window close one that answers {@code findSessions(long, long)}</td></tr>
  * </table>
  *
- * <p><b>HEADERS format.</b> txn-rocksdb has no store in Kafka's headers value format. For
- * {@code DslStoreFormat.HEADERS} (e.g. {@code dsl.store.format=headers}) it supplies the
- * timestamped store (the plain store for sessions) through a supplier marked
- * {@code HeadersBytesStoreSupplier}, so Kafka's {@code ...WithHeaders} builders wrap it in Kafka's
- * own {@code TimestampedToHeadersStoreAdapter}, {@code TimestampedToHeadersWindowStoreAdapter} or
- * {@code SessionToHeadersStoreAdapter}, the adapters Kafka itself uses for timestamped stores in
- * headers-format positions (foreign-key join subscriptions, stream-stream join buffers). The
- * operators then work as with Kafka's headers stores, except that record headers are not kept in
- * state: they are read back empty.
+ * <p><b>HEADERS format.</b> For {@code DslStoreFormat.HEADERS} (e.g. {@code dsl.store.format=headers},
+ * KIP-1285) it supplies the stores with headers (KIP-1271), which keep each record's headers in
+ * state in Kafka's byte format, as Kafka's own headers stores do; Kafka 4.4 documents which DSL
+ * operators write empty headers. A store written in the timestamped (sessions: plain) format before
+ * the application turned headers on upgrades its values when it opens.
  *
  * <p><b>Emit-final windows</b> ({@code EmitStrategy.onWindowClose()}). Kafka serves them with its
  * time-ordered window store, which shows windows with {@code start >= streamTime - retention}
@@ -117,7 +112,7 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
             case TIMESTAMPED:
                 return TxnStores.persistentTimestampedKeyValueStore(params.name(), transactional);
             case HEADERS:
-                return HeadersFormatSuppliers.keyValue(TxnStores.persistentTimestampedKeyValueStore(params.name(), transactional));
+                return TxnStores.persistentTimestampedKeyValueStoreWithHeaders(params.name(), transactional);
             default:
                 throw new IllegalArgumentException("Unsupported DslStoreFormat: " + format
                     + ". Expected one of: HEADERS, TIMESTAMPED, or PLAIN");
@@ -127,27 +122,30 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     @Override
     public WindowBytesStoreSupplier windowStore(DslWindowParams params) {
         DslStoreFormat format = params.dslStoreFormat() == null ? DslStoreFormat.TIMESTAMPED : params.dslStoreFormat();
-        WindowBytesStoreSupplier supplier;
+        TxnWindowStore.Layout layout;
         if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
-            supplier = TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                params.retainDuplicates(), true, transactional, null,
-                // Kafka's headers-format time-ordered store is always indexed.
-                params.isSlidingWindow() || format == DslStoreFormat.HEADERS
-                    ? TxnWindowStore.Layout.TIME_ORDERED_INDEXED
-                    : TxnWindowStore.Layout.TIME_ORDERED);
+            // Kafka's headers-format time-ordered store is always indexed.
+            layout = params.isSlidingWindow() || format == DslStoreFormat.HEADERS
+                ? TxnWindowStore.Layout.TIME_ORDERED_INDEXED
+                : TxnWindowStore.Layout.TIME_ORDERED;
         } else {
-            supplier = TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-                params.retainDuplicates(), format != DslStoreFormat.PLAIN, transactional, null,
-                TxnWindowStore.Layout.KEY_FIRST);
+            layout = TxnWindowStore.Layout.KEY_FIRST;
         }
-        return format == DslStoreFormat.HEADERS ? HeadersFormatSuppliers.window(supplier) : supplier;
+        boolean timeOrdered = layout != TxnWindowStore.Layout.KEY_FIRST;
+        if (format == DslStoreFormat.HEADERS) {
+            return TxnStores.windowStoreWithHeaders(params.name(), params.retentionPeriod(), params.windowSize(),
+                params.retainDuplicates(), transactional, null, layout);
+        }
+        return TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
+            params.retainDuplicates(), timeOrdered || format != DslStoreFormat.PLAIN, transactional, null, layout);
     }
 
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
-        SessionBytesStoreSupplier supplier = TxnStores.sessionStore(params.name(), params.retentionPeriod(), transactional,
-            null, params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE);
-        return params.storeFormat() == DslStoreFormat.HEADERS ? HeadersFormatSuppliers.session(supplier) : supplier;
+        boolean emitFinal = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE;
+        return params.storeFormat() == DslStoreFormat.HEADERS
+            ? TxnStores.sessionStoreWithHeaders(params.name(), params.retentionPeriod(), transactional, null, emitFinal)
+            : TxnStores.sessionStore(params.name(), params.retentionPeriod(), transactional, null, emitFinal);
     }
 
     @Override

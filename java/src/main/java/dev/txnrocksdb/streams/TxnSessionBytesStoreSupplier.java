@@ -57,6 +57,11 @@ public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase imple
             emitFinal);
     }
 
+    /** Whether the supplied stores answer {@code findSessions(long, long)} (emit-final aggregations). */
+    boolean emitFinal() {
+        return emitFinal;
+    }
+
     /** {@value #METRICS_SCOPE}. */
     @Override
     public String metricsScope() {

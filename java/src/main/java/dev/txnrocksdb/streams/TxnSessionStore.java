@@ -126,7 +126,7 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        core.init(context, root,
+        core.init(context, root, valueFormat(),
             (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));
         this.expiredRecords = ExpiredRecords.forContext(context);
     }

@@ -249,22 +249,6 @@ public final class TxnStores {
     }
 
     /**
-     * Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier.
-     *
-     * @param strategy the stores' own transaction strategy, or null for the configured one
-     */
-    static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
-                                                     TransactionStrategy strategy, boolean emitFinal) {
-        Objects.requireNonNull(name, "name cannot be null");
-        String msgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
-        long retentionPeriodMs = validateMillisecondDuration(retentionPeriod, msgPrefix);
-        if (retentionPeriodMs < 0) {
-            throw new IllegalArgumentException("retentionPeriod cannot be negative");
-        }
-        return new TxnSessionBytesStoreSupplier(name, retentionPeriodMs, transactional, strategy, emitFinal);
-    }
-
-    /**
      * A persistent transactional session store supplier: {@code persistentSessionStore(name, retentionPeriod, true)}.
      *
      * @throws NullPointerException if {@code name} is null
@@ -290,6 +274,180 @@ public final class TxnStores {
         return sessionStore(name, retentionPeriod, true, requireStrategy(strategy), false);
     }
 
+    // ---------------------------------------------------------------- stores with headers (KIP-1271)
+
+    /**
+     * A persistent timestamped key-value store supplier whose values keep record headers, for
+     * {@code Stores.timestampedKeyValueStoreWithHeadersBuilder} and {@code Materialized.as} under
+     * {@code dsl.store.format=headers}: the counterpart of Kafka's
+     * {@code Stores.persistentTimestampedKeyValueStoreWithHeaders}. A store that holds timestamped
+     * values from before headers were turned on gets empty headers in front of each when it opens.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param transactional true: writes are staged and become durable at commit; false: write-through
+     * @return a supplier of {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @throws NullPointerException if {@code name} is null
+     */
+    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name,
+                                                                                           boolean transactional) {
+        Objects.requireNonNull(name, "name cannot be null");
+        return new TxnKeyValueHeadersBytesStoreSupplier(name, transactional, null);
+    }
+
+    /**
+     * A persistent transactional timestamped key-value store supplier with headers:
+     * {@code persistentTimestampedKeyValueStoreWithHeaders(name, true)}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @throws NullPointerException if {@code name} is null
+     */
+    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(String name) {
+        return persistentTimestampedKeyValueStoreWithHeaders(name, true);
+    }
+
+    /**
+     * A persistent transactional timestamped key-value store supplier with headers whose stores use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @return a supplier of transactional {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     */
+    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(
+            String name, TransactionStrategy strategy) {
+        Objects.requireNonNull(name, "name cannot be null");
+        return new TxnKeyValueHeadersBytesStoreSupplier(name, true, requireStrategy(strategy));
+    }
+
+    /**
+     * A persistent timestamped window store supplier whose values keep record headers, for
+     * {@code Stores.timestampedWindowStoreWithHeadersBuilder}: the counterpart of Kafka's
+     * {@code Stores.persistentTimestampedWindowStoreWithHeaders}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long windows are kept (at least {@code windowSize})
+     * @param windowSize the size of the windows (cannot be negative)
+     * @param retainDuplicates whether to keep every put, as stream-stream joins need
+     * @param transactional true: writes are staged and become durable at commit; false: write-through
+     * @return a supplier of {@link TxnTimestampedWindowStoreWithHeaders}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name,
+                                                                                       Duration retentionPeriod,
+                                                                                       Duration windowSize,
+                                                                                       boolean retainDuplicates,
+                                                                                       boolean transactional) {
+        return windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, transactional, null,
+            TxnWindowStore.Layout.KEY_FIRST);
+    }
+
+    /**
+     * A persistent transactional timestamped window store supplier with headers:
+     * {@code persistentTimestampedWindowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true)}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStoreWithHeaders(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates) {
+        return persistentTimestampedWindowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true);
+    }
+
+    /**
+     * A persistent transactional timestamped window store supplier with headers whose stores use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     * @throws IllegalArgumentException as {@link #persistentWindowStore}
+     */
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStoreWithHeaders(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates,
+            TransactionStrategy strategy) {
+        return windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true,
+            requireStrategy(strategy), TxnWindowStore.Layout.KEY_FIRST);
+    }
+
+    /**
+     * A persistent session store supplier whose aggregations keep record headers, for
+     * {@code Stores.sessionStoreWithHeadersBuilder}: the counterpart of Kafka's
+     * {@code Stores.persistentSessionStoreWithHeaders}. A store that holds plain session values gets
+     * empty headers in front of each when it opens.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
+     * @param transactional true: writes are staged and become durable at commit; false: write-through
+     * @return a supplier of {@link TxnSessionStoreWithHeaders}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod,
+                                                                              boolean transactional) {
+        return sessionStoreWithHeaders(name, retentionPeriod, transactional, null, false);
+    }
+
+    /**
+     * A persistent transactional session store supplier with headers:
+     * {@code persistentSessionStoreWithHeaders(name, retentionPeriod, true)}.
+     *
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStoreWithHeaders(String name,
+                                                                                           Duration retentionPeriod) {
+        return persistentSessionStoreWithHeaders(name, retentionPeriod, true);
+    }
+
+    /**
+     * A persistent transactional session store supplier with headers whose stores use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}.
+     *
+     * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
+     * @throws NullPointerException if {@code name} or {@code strategy} is null
+     * @throws IllegalArgumentException as {@link #persistentSessionStore}
+     */
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStoreWithHeaders(
+            String name, Duration retentionPeriod, TransactionStrategy strategy) {
+        return sessionStoreWithHeaders(name, retentionPeriod, true, requireStrategy(strategy), false);
+    }
+
+    /**
+     * Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier.
+     *
+     * @param strategy the stores' own transaction strategy, or null for the configured one
+     */
+    static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
+                                                     TransactionStrategy strategy, boolean emitFinal) {
+        return new TxnSessionBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional, strategy,
+            emitFinal);
+    }
+
+    /**
+     * Kafka's {@code Stores.persistentSessionStoreWithHeaders} argument checks, then our supplier.
+     *
+     * @param strategy the stores' own transaction strategy, or null for the configured one
+     */
+    static TxnSessionHeadersBytesStoreSupplier sessionStoreWithHeaders(String name, Duration retentionPeriod,
+                                                                       boolean transactional, TransactionStrategy strategy,
+                                                                       boolean emitFinal) {
+        return new TxnSessionHeadersBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional,
+            strategy, emitFinal);
+    }
+
+    /** Kafka's session store argument checks: the retention period in ms. */
+    private static long sessionMillis(String name, Duration retentionPeriod) {
+        Objects.requireNonNull(name, "name cannot be null");
+        String msgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
+        long retentionPeriodMs = validateMillisecondDuration(retentionPeriod, msgPrefix);
+        if (retentionPeriodMs < 0) {
+            throw new IllegalArgumentException("retentionPeriod cannot be negative");
+        }
+        return retentionPeriodMs;
+    }
+
     /**
      * Kafka's {@code Stores.persistentWindowStore} argument checks, then our supplier.
      *
@@ -298,6 +456,27 @@ public final class TxnStores {
     static TxnWindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
                                                    boolean retainDuplicates, boolean timestamped, boolean transactional,
                                                    TransactionStrategy strategy, TxnWindowStore.Layout layout) {
+        long[] millis = windowMillis(name, retentionPeriod, windowSize);
+        return new TxnWindowBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, timestamped,
+            transactional, strategy, layout);
+    }
+
+    /**
+     * Kafka's {@code Stores.persistentTimestampedWindowStoreWithHeaders} argument checks, then our supplier.
+     *
+     * @param strategy the stores' own transaction strategy, or null for the configured one
+     */
+    static TxnWindowHeadersBytesStoreSupplier windowStoreWithHeaders(String name, Duration retentionPeriod,
+                                                                     Duration windowSize, boolean retainDuplicates,
+                                                                     boolean transactional, TransactionStrategy strategy,
+                                                                     TxnWindowStore.Layout layout) {
+        long[] millis = windowMillis(name, retentionPeriod, windowSize);
+        return new TxnWindowHeadersBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, transactional,
+            strategy, layout);
+    }
+
+    /** Kafka's window store argument checks: the retention period and window size in ms. */
+    private static long[] windowMillis(String name, Duration retentionPeriod, Duration windowSize) {
         Objects.requireNonNull(name, "name cannot be null");
         String rpMsgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
         long retentionMs = validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
@@ -314,8 +493,7 @@ public final class TxnStores {
                 + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
                 + retentionPeriod + "]");
         }
-        return new TxnWindowBytesStoreSupplier(name, retentionMs, windowSizeMs, retainDuplicates, timestamped,
-            transactional, strategy, layout);
+        return new long[] {retentionMs, windowSizeMs};
     }
 
     private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,

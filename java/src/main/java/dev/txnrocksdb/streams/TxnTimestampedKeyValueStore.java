@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
 
 /**
@@ -32,5 +33,11 @@ public class TxnTimestampedKeyValueStore extends TxnKeyValueStore implements Tim
      */
     TxnTimestampedKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
+    }
+
+    /** {@link ValueFormat#TIMESTAMPED}: {@code [8-byte timestamp][value]}. */
+    @Override
+    ValueFormat valueFormat() {
+        return ValueFormat.TIMESTAMPED;
     }
 }

@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import org.apache.kafka.streams.state.TimestampedBytesStore;
 
 /**
@@ -51,5 +52,11 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
                        boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
                        Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, layout);
+    }
+
+    /** {@link ValueFormat#TIMESTAMPED}: {@code [8-byte timestamp][value]}. */
+    @Override
+    ValueFormat valueFormat() {
+        return ValueFormat.TIMESTAMPED;
     }
 }

@@ -100,6 +100,11 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
         return timestamped;
     }
 
+    /** The key layout of the supplied stores. */
+    TxnWindowStore.Layout layout() {
+        return layout;
+    }
+
     @Override
     String details() {
         return super.details() + ", windowSize=" + windowSize + ", retainDuplicates=" + retainDuplicates

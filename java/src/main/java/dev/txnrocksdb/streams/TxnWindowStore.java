@@ -167,7 +167,7 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
         // Kafka's time-ordered store shows windows with start >= streamTime - retention, the
         // key-first store only those with start > streamTime - retention; both drop the same puts.
         RetentionEdge edge = layout == Layout.KEY_FIRST ? RetentionEdge.EXCLUDED : RetentionEdge.INCLUDED;
-        core.init(context, root,
+        core.init(context, root, valueFormat(),
             (dir, options) -> NativeWindowStore.open(core.name(), dir, options, retentionPeriod, segmentInterval, edge));
         this.expiredRecords = ExpiredRecords.forContext(context);
         this.cachedAbove = cachingLayerAbove(root, this);

@@ -13,7 +13,6 @@ import static dev.txnrocksdb.streams.StoreFixture.string;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,13 +32,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * kill -9 in the middle of a large commit: on reopen the store holds the whole transaction or
  * none of it, matching its committed offset. Under secondary-store the child is killed as soon as
- * the store's files hold the commit's record (the commit is then decided and copying is under
- * way; {@link CopyProbe} watches the files), so reopening must roll it forward, whichever strategy
+ * the commit's record is in the store's WAL file (the commit is then decided and copying is under
+ * way; {@link CopyProbe} watches the file), so reopening must roll it forward, whichever strategy
  * reopens the store.
  */
 class CommitCrashTest {
     private static final String STORE = "commit-crash";
-    private static final int BIG_COUNT = 40_000;
+    /** Under secondary-store 150 MB, so that the copy (some 40 writes) lasts long enough to be seen under way. */
+    private static int bigCount(TransactionStrategy written) {
+        return written == TransactionStrategy.SECONDARY_STORE ? 150_000 : 40_000;
+    }
+
     private static final int VALUE_BYTES = 1_000;
     private static final TopicPartition CHANGELOG = new TopicPartition(STORE + "-changelog", 0);
 
@@ -59,16 +62,14 @@ class CommitCrashTest {
         throws Exception {
         Path storeDir = stateDir.resolve(STORE);
         ChildJvm child = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE, written.configName(),
-            Integer.toString(BIG_COUNT), Integer.toString(VALUE_BYTES));
+            Integer.toString(bigCount(written)), Integer.toString(VALUE_BYTES));
         boolean copySeen = false;
         try {
             if (written == TransactionStrategy.SECONDARY_STORE) {
-                try (CopyProbe probe = CopyProbe.awaitStore(child, storeDir, stateDir.resolve("probe"))) {
-                    assertNotNull(probe, "the store's files cannot be read: " + child.output());
-                    child.awaitLine(CommitCrashWriterMain.COMMITTING);
-                    copySeen = child.pollUntil(probe::copyInProgress);
-                }
-                assertTrue(copySeen, "the commit's copy was never seen under way: " + child.output());
+                CopyProbe probe = new CopyProbe(storeDir);
+                child.awaitLine(CommitCrashWriterMain.COMMITTING);
+                copySeen = child.pollUntil(probe::commitRecordWritten);
+                assertTrue(copySeen, "the commit's record never reached the WAL: " + child.output());
             } else {
                 child.awaitLine(CommitCrashWriterMain.COMMITTING);
             }
@@ -87,7 +88,7 @@ class CommitCrashTest {
                 assertEquals(BIG_OFFSET, offset, "a commit whose copy began is rolled forward");
             }
             if (offset == BIG_OFFSET) {
-                assertWholeTransaction(store);
+                assertWholeTransaction(store, bigCount(written));
             } else {
                 assertEquals(BASE_OFFSET, offset);
                 assertNoTransaction(store);
@@ -98,7 +99,7 @@ class CommitCrashTest {
         }
     }
 
-    private static void assertWholeTransaction(TxnKeyValueStore store) {
+    private static void assertWholeTransaction(TxnKeyValueStore store, int bigCount) {
         int big = 0;
         int base = 0;
         try (KeyValueIterator<Bytes, byte[]> all = store.all()) {
@@ -114,7 +115,7 @@ class CommitCrashTest {
                 }
             }
         }
-        assertEquals(BIG_COUNT, big);
+        assertEquals(bigCount, big);
         assertEquals(BASE - DELETED, base);
         assertEquals("overwritten", string(store.get(key(baseKey(0)))));
         assertEquals("overwritten", string(store.get(key(baseKey(OVERWRITTEN - 1)))));

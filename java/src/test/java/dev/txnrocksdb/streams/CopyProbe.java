@@ -1,77 +1,81 @@
 package dev.txnrocksdb.streams;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import org.rocksdb.ColumnFamilyDescriptor;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.DBOptions;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
- * Watches, from the test's JVM, the files of a store another process is writing: whether a
- * secondary-store commit is copying, that is whether its commit record (key {@code c} of the
- * {@code offsets} column family) is in what RocksDB would recover from the files now, which is
- * what a {@code kill -9} now would leave. A RocksDB secondary instance (RocksJava, which Kafka
- * Streams depends on) tails the store's MANIFEST and WAL, so each poll reads only what is new.
+ * Watches, from the test's JVM, the write-ahead log of a store another process is writing, for the
+ * commit record of a secondary-store commit whose copy takes several writes: the record (magic
+ * {@code TXNCMT01}, the format crate's {@code commit_record.rs}) travels in the copy's first write,
+ * which the commit writes to the WAL file at once. Once it is in the file, a {@code kill -9}
+ * leaves a decided commit, which reopening must complete. Each poll reads only the bytes appended
+ * since the last one.
  */
-final class CopyProbe implements AutoCloseable {
-    private static final byte[] COMMIT_RECORD_KEY = "c".getBytes(StandardCharsets.UTF_8);
+final class CopyProbe {
+    private static final byte[] MAGIC = "TXNCMT01".getBytes(StandardCharsets.US_ASCII);
 
-    private final DBOptions options;
-    private final List<ColumnFamilyHandle> handles = new ArrayList<>();
-    private final RocksDB secondary;
+    private final Path storeDir;
+    private final Map<Path, Long> read = new HashMap<>();
+    private final Map<Path, byte[]> tails = new HashMap<>();
 
-    private CopyProbe(Path storeDir, Path secondaryDir) throws RocksDBException {
-        RocksDB.loadLibrary();
-        options = new DBOptions().setMaxOpenFiles(-1);
-        List<ColumnFamilyDescriptor> families = List.of(
-            new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
-            new ColumnFamilyDescriptor("offsets".getBytes(StandardCharsets.UTF_8)));
-        secondary = RocksDB.openAsSecondary(options, storeDir.toString(), secondaryDir.toString(), families, handles);
+    CopyProbe(Path storeDir) {
+        this.storeDir = storeDir;
     }
 
-    /**
-     * A probe of the store in {@code storeDir}, opened as soon as the child has created the store
-     * (before it stages anything, so that every later poll only reads what is new).
-     *
-     * @return the probe, or null if the store's files never became readable while the child ran
-     */
-    static CopyProbe awaitStore(ChildJvm child, Path storeDir, Path secondaryDir) {
-        CopyProbe[] probe = new CopyProbe[1];
-        child.pollUntil(() -> (probe[0] = tryOpen(storeDir, secondaryDir)) != null);
-        return probe[0];
-    }
-
-    /** A probe of the store in {@code storeDir}, once its files exist (null until then). */
-    static CopyProbe tryOpen(Path storeDir, Path secondaryDir) {
-        if (!Files.exists(storeDir.resolve("CURRENT"))) {
-            return null;
+    /** Whether a commit record has reached one of the store's WAL files since the probe was made. */
+    boolean commitRecordWritten() {
+        List<Path> wals;
+        try (Stream<Path> files = Files.list(storeDir)) {
+            wals = files.filter(p -> p.getFileName().toString().endsWith(".log")).collect(Collectors.toList());
+        } catch (IOException e) {
+            return false; // not created yet
         }
-        try {
-            return new CopyProbe(storeDir, secondaryDir);
-        } catch (RocksDBException e) {
-            return null; // files changing under the open: try again
+        for (Path wal : wals) {
+            try (RandomAccessFile file = new RandomAccessFile(wal.toFile(), "r")) {
+                long from = read.getOrDefault(wal, 0L);
+                long length = file.length();
+                if (length <= from) {
+                    continue;
+                }
+                byte[] fresh = new byte[(int) Math.min(length - from, 64L << 20)];
+                file.seek(from);
+                file.readFully(fresh);
+                read.put(wal, from + fresh.length);
+                // keep the last bytes, so a magic split between two reads is found
+                byte[] tail = tails.getOrDefault(wal, new byte[0]);
+                byte[] window = new byte[tail.length + fresh.length];
+                System.arraycopy(tail, 0, window, 0, tail.length);
+                System.arraycopy(fresh, 0, window, tail.length, fresh.length);
+                if (indexOf(window) >= 0) {
+                    return true;
+                }
+                int keep = Math.min(window.length, MAGIC.length - 1);
+                tails.put(wal, java.util.Arrays.copyOfRange(window, window.length - keep, window.length));
+            } catch (IOException e) {
+                // deleted between the listing and the read: its records are in SST files by now
+            }
         }
+        return false;
     }
 
-    /** Whether a commit's copy is under way in what the files hold now. */
-    boolean copyInProgress() {
-        try {
-            secondary.tryCatchUpWithPrimary();
-            return secondary.get(handles.get(1), COMMIT_RECORD_KEY) != null;
-        } catch (RocksDBException e) {
-            return false; // a file deleted while catching up: the next poll sees the new state
+    private static int indexOf(byte[] haystack) {
+        outer:
+        for (int i = 0; i + MAGIC.length <= haystack.length; i++) {
+            for (int j = 0; j < MAGIC.length; j++) {
+                if (haystack[i + j] != MAGIC[j]) {
+                    continue outer;
+                }
+            }
+            return i;
         }
-    }
-
-    @Override
-    public void close() {
-        handles.forEach(ColumnFamilyHandle::close);
-        secondary.close();
-        options.close();
+        return -1;
     }
 }

@@ -2,7 +2,6 @@ package dev.txnrocksdb.streams;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -13,9 +12,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What the native code logs reaches SLF4J: a secondary-store commit killed with SIGKILL while it
- * copies (its commit record in the files, {@link CopyProbe}) is rolled forward when the store reopens, and the engine's message about
- * it appears in the reopening JVM's SLF4J log (slf4j-simple, on its stderr), under the logger
- * named after the Rust module; records below the logger's level do not.
+ * copies (its commit record in the WAL file, {@link CopyProbe}) is rolled forward when the store
+ * reopens, and the engine's message about it appears in the reopening JVM's SLF4J log
+ * (slf4j-simple, on its stderr), under the logger named after the Rust module; records below the
+ * logger's level do not.
  */
 class NativeLoggingTest {
     private static final String STORE = "logged-store";
@@ -30,10 +30,10 @@ class NativeLoggingTest {
         // 150 MB: the copy takes long enough (some 40 writes) to kill the writer in the middle of it
         ChildJvm writer = ChildJvm.start(CommitCrashWriterMain.class, stateDir.toString(), STORE,
             TransactionStrategy.SECONDARY_STORE.configName(), "150000", "1000");
-        try (CopyProbe probe = CopyProbe.awaitStore(writer, stateDir.resolve(STORE), stateDir.resolve("probe"))) {
-            assertNotNull(probe, "the store's files cannot be read: " + writer.output());
+        try {
+            CopyProbe probe = new CopyProbe(stateDir.resolve(STORE));
             writer.awaitLine(CommitCrashWriterMain.COMMITTING);
-            assertTrue(writer.pollUntil(probe::copyInProgress), "the copy was never seen under way: " + writer.output());
+            assertTrue(writer.pollUntil(probe::commitRecordWritten), "the commit's record never reached the WAL: " + writer.output());
         } finally {
             writer.killAndAssertSigkill();
         }

@@ -38,6 +38,7 @@ import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.DslKeyValueParams;
 import org.apache.kafka.streams.state.DslSessionParams;
 import org.apache.kafka.streams.state.DslWindowParams;
+import org.apache.kafka.streams.state.HeadersBytesStore;
 import org.apache.kafka.streams.state.HeadersBytesStoreSupplier;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
@@ -75,25 +76,27 @@ class TxnDslStoreSuppliersTest {
     }
 
     @Test
-    void headersFormatSuppliesTimestampedStoresMarkedForKafkasHeadersAdapters() {
+    void headersFormatSuppliesOurStoresWithHeaders() {
         KeyValueBytesStoreSupplier kv = suppliers.keyValueStore(new DslKeyValueParams("kv", DslStoreFormat.HEADERS));
         assertInstanceOf(HeadersBytesStoreSupplier.class, kv);
-        assertInstanceOf(TxnTimestampedKeyValueStore.class, kv.get());
+        assertInstanceOf(TxnTimestampedKeyValueStoreWithHeaders.class, kv.get());
+        assertInstanceOf(HeadersBytesStore.class, kv.get());
 
         WindowBytesStoreSupplier window = suppliers.windowStore(windowParams(EmitStrategy.onWindowUpdate(), false, DslStoreFormat.HEADERS));
         assertInstanceOf(HeadersBytesStoreSupplier.class, window);
-        assertInstanceOf(TxnTimestampedWindowStore.class, window.get());
+        assertInstanceOf(TxnTimestampedWindowStoreWithHeaders.class, window.get());
         assertEquals(300_000L, window.segmentIntervalMs());
 
         WindowBytesStoreSupplier emitFinal = suppliers.windowStore(windowParams(EmitStrategy.onWindowClose(), false, DslStoreFormat.HEADERS));
         assertInstanceOf(HeadersBytesStoreSupplier.class, emitFinal);
         // Kafka's headers-format time-ordered store is always indexed.
         assertEquals(TxnWindowStore.Layout.TIME_ORDERED_INDEXED, ((TxnWindowStore) emitFinal.get()).layout());
+        assertInstanceOf(TxnTimestampedWindowStoreWithHeaders.class, emitFinal.get());
 
         SessionBytesStoreSupplier session = suppliers.sessionStore(
             new DslSessionParams("s", RETENTION, EmitStrategy.onWindowUpdate(), DslStoreFormat.HEADERS));
         assertInstanceOf(HeadersBytesStoreSupplier.class, session);
-        assertInstanceOf(TxnSessionStore.class, session.get());
+        assertInstanceOf(TxnSessionStoreWithHeaders.class, session.get());
     }
 
     @Test
@@ -265,7 +268,7 @@ class TxnDslStoreSuppliersTest {
     }
 
     @Test
-    void onUpdateCountUnderHeadersFormatRunsThroughKafkasAdapterWithTheSameOutput() {
+    void onUpdateCountUnderHeadersFormatRunsOnOurStoreWithHeadersWithTheSameOutput() {
         Consumer<StreamsBuilder> topology = windowedCount(null, EmitStrategy.onWindowUpdate(), false);
         Map<String, Object> headers = Map.of(StreamsConfig.DSL_STORE_FORMAT_CONFIG, StreamsConfig.DSL_STORE_FORMAT_HEADERS);
         List<String> builtIn = run(topology, props(StreamsConfig.AT_LEAST_ONCE, headers), d -> { });
@@ -274,7 +277,9 @@ class TxnDslStoreSuppliersTest {
         List<String> ours = run(topology, props(StreamsConfig.AT_LEAST_ONCE, ourConfig), driver -> {
             StateStore store = driver.getAllStateStores().get("counts");
             assertTrue(layers(store).get(0).endsWith("WithHeaders"), layers(store).toString());
-            assertTrue(layers(store).contains("TimestampedToHeadersWindowStoreAdapter"), layers(store).toString());
+            // no adapter between Kafka's layers and our store: it keeps the headers itself
+            assertFalse(layers(store).contains("TimestampedToHeadersWindowStoreAdapter"), layers(store).toString());
+            assertInstanceOf(TxnTimestampedWindowStoreWithHeaders.class, innermost(store));
         });
         assertEquals(builtIn, ours);
     }

@@ -6,6 +6,7 @@ import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +108,8 @@ public final class StoreCore<S extends NativeStore> {
      *     created, the native store fails to open, or the exactly-once settings conflict with this
      *     store (see {@code TransactionalStateStore})
      */
-    public synchronized StoreSettings init(StateStoreContext context, StateStore root, Opener<S> opener) {
+    public synchronized StoreSettings init(StateStoreContext context, StateStore root, ValueFormat valueFormat,
+                                       Opener<S> opener) {
         if (isOpen()) {
             throw new ProcessorStateException("Store " + name + " is already open");
         }
@@ -130,7 +132,7 @@ public final class StoreCore<S extends NativeStore> {
         NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
-            settings.corruptionPolicy(changelogPartition != null)));
+            settings.corruptionPolicy(changelogPartition != null), valueFormat));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);

@@ -41,17 +41,6 @@ final class Differential {
         MULTISET_PER_EMISSION
     }
 
-    /**
-     * Under {@code dsl.store.format=HEADERS} ours serves Kafka's headers-format positions with its
-     * timestamped stores behind Kafka's own headers adapters, so record headers are not kept in
-     * state and read back empty (documented in {@code TxnRocksDBDslStoreSuppliers}). It shows in
-     * internal stores (stream-stream join buffers, foreign-key subscriptions), never in the output
-     * of these scenarios. With {@code true}, a store that differs ONLY in that way (same entries,
-     * same order, built-in headers non-empty where ours are empty) is reported as DIFF-KNOWN
-     * instead of failing; set it to {@code false} to make it fail.
-     */
-    static final boolean ACCEPT_DOCUMENTED_HEADERS_GAP = true;
-
     private static final int MAX_DETAILED = 6;
 
     private Differential() {}
@@ -128,7 +117,6 @@ final class Differential {
         Set<String> names = new LinkedHashSet<>(expected.keySet());
         names.addAll(actual.keySet());
         List<String> undetailed = new ArrayList<>();
-        List<String> headersOnly = new ArrayList<>();
         int detailed = 0;
         for (String name : names) {
             List<String> e = expected.get(name);
@@ -156,13 +144,8 @@ final class Differential {
                 diff = null;
             }
             if (diff != null && settings.headersFormat() && DslDiff.differsOnlyByEmptiedHeaders(e, a)) {
-                if (ACCEPT_DOCUMENTED_HEADERS_GAP) {
-                    headersOnly.add(name);
-                    diff = null;
-                } else {
-                    diff = what + " " + name + ": ONLY the record headers kept in state differ (dsl.store.format=HEADERS);"
-                        + " the output is " + (outputDiff == null ? "identical" : "ALSO different") + "\n" + diff;
-                }
+                diff = what + " " + name + ": ONLY the record headers kept in state differ (dsl.store.format=HEADERS);"
+                    + " the output is " + (outputDiff == null ? "identical" : "ALSO different") + "\n" + diff;
             }
             if (diff == null) {
                 continue;
@@ -175,11 +158,6 @@ final class Differential {
         }
         if (!undetailed.isEmpty()) {
             problems.add("also different (" + undetailed.size() + " more): " + what + " " + String.join("; ", undetailed));
-        }
-        if (!headersOnly.isEmpty()) {
-            System.out.println("DIFF-KNOWN " + label + ": " + headersOnly.size() + " " + what
-                + " result(s) differ only in that ours keeps no record headers in state (documented HEADERS-format"
-                + " limitation), e.g. " + headersOnly.get(0));
         }
     }
 

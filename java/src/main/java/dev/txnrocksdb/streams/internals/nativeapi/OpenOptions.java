@@ -13,6 +13,7 @@ public final class OpenOptions {
     private final boolean syncCommit;
     private final TransactionStrategy strategy;
     private final CorruptionPolicy corruption;
+    private final ValueFormat valueFormat;
 
     /**
      * @param transactional true: writes are staged until {@link NativeStore#commit}; false: write-through
@@ -20,13 +21,16 @@ public final class OpenOptions {
      * @param strategy where a transactional store keeps uncommitted writes (ignored when not
      *     transactional, but checked)
      * @param corruption what opening does when it finds the store's files damaged
-     * @throws NullPointerException if {@code strategy} or {@code corruption} is null
+     * @param valueFormat the format of the values the store holds
+     * @throws NullPointerException if {@code strategy}, {@code corruption} or {@code valueFormat} is null
      */
-    public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption) {
+    public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption,
+                       ValueFormat valueFormat) {
         this.transactional = transactional;
         this.syncCommit = syncCommit;
         this.strategy = Objects.requireNonNull(strategy, "strategy");
         this.corruption = Objects.requireNonNull(corruption, "corruption");
+        this.valueFormat = Objects.requireNonNull(valueFormat, "valueFormat");
     }
 
     /** Whether writes are staged until the commit (false: write-through). */
@@ -49,9 +53,14 @@ public final class OpenOptions {
         return corruption;
     }
 
+    /** The format of the values the store holds. */
+    public ValueFormat valueFormat() {
+        return valueFormat;
+    }
+
     @Override
     public String toString() {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
-            + ", corruption=" + corruption + "}";
+            + ", corruption=" + corruption + ", valueFormat=" + valueFormat + "}";
     }
 }

@@ -1,0 +1,31 @@
+package dev.txnrocksdb.streams.internals.nativeapi;
+
+/**
+ * The format of the values a store holds (the engine's {@code ValueFormat}; it stores values as
+ * opaque bytes). The store records it; one opened in a newer format than it was written in
+ * upgrades its entries once at open, with Kafka's conversions (a timestamped store opened as a
+ * store with headers gets empty headers in front of every value, as
+ * {@code HeadersBytesStore.convertToHeaderFormat} does), and one opened in a format it cannot be
+ * converted to refuses with a {@code ProcessorStateException} saying so.
+ */
+public enum ValueFormat {
+    /** The value as the serde wrote it. */
+    PLAIN("plain"),
+    /** {@code [8-byte timestamp][value]}: Kafka's {@code TimestampedBytesStore}. */
+    TIMESTAMPED("timestamped"),
+    /** {@code [varint size][headers][8-byte timestamp][value]}: KIP-1271's key-value and window stores. */
+    TIMESTAMPED_WITH_HEADERS("timestamped-with-headers"),
+    /** {@code [varint size][headers][aggregation]}: KIP-1271's session stores. */
+    WITH_HEADERS("with-headers");
+
+    private final String nativeName;
+
+    ValueFormat(String nativeName) {
+        this.nativeName = nativeName;
+    }
+
+    /** The engine's spelling, passed to the native {@code open}. */
+    String nativeName() {
+        return nativeName;
+    }
+}
