@@ -8,7 +8,6 @@
 use crate::corruption::{self, CorruptionPolicy};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::stats::{self, RecoveryCounters};
 use crate::tuning;
 use txn_rocksdb_format::commit_record::CommitRecord;
 use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition, COMMIT_RECORD_KEY};
@@ -18,7 +17,7 @@ use rust_rocksdb::{
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub(crate) const DATA_CF: &str = "data";
@@ -60,6 +59,20 @@ fn without_wal() -> WriteOptions {
 
 /// A RocksDB iterator that borrows the [`Db`] its owner keeps alive (see [`Db::raw_iterator`]).
 pub(crate) type RawIterator = DBRawIteratorWithThreadMode<'static, DB>;
+
+/// What recovery did to a store since it opened (counted by `secondary::roll_forward` and
+/// `store.rs`'s open; read by `stats.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct RecoveryCounters {
+    /// Commits completed by recovery: a commit record found at open, or a failed commit rolled
+    /// forward by `rollback`.
+    pub(crate) rolled_forward: AtomicU64,
+    /// Transactions whose uncommitted temporary-store writes recovery threw away.
+    pub(crate) rolled_back: AtomicU64,
+    /// Times the store's files were found damaged at open and deleted, so that its changelog
+    /// restores it (`CorruptionPolicy::RestoreFromChangelog`).
+    pub(crate) wiped: AtomicU64,
+}
 
 /// One store's RocksDB instance.
 pub(crate) struct Db {
@@ -119,11 +132,9 @@ fn options() -> Options {
     // A WAL damaged before its end fails the open (`Db::open` decides what then); RocksDB's
     // default would silently stop replaying at the damage and drop every later commit.
     options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
-    // Each WAL records its predecessor, so a WAL that is cut short or missing while a newer one is
-    // intact fails the open as damage: `TolerateCorruptedTailRecords` alone would drop the rest of
-    // the older WAL and replay the newer one, a hole in the middle of the store's writes
-    // (`tests/damaged_files.rs` cuts an older live WAL).
-    options.set_track_and_verify_wals(true);
+    // (RocksDB's WAL chain check, `track_and_verify_wals`, would catch a WAL cut short before a
+    // newer one, but RocksDB 11.12's recovery can loop forever in it on a garbled WAL: `Db::open`
+    // finds such a hole itself, `wal_hole`.)
     // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
     // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);
@@ -136,13 +147,17 @@ impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
     /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
     /// `corruption` opens it at the last consistent commit; other damage RocksDB finds at open
-    /// fails with [`Error::Damaged`] (see [`CorruptionPolicy`]).
-    pub(crate) fn open(path: &Path, sync_commit: bool, corruption: CorruptionPolicy) -> Result<Db> {
+    /// fails with [`Error::Damaged`] (see [`CorruptionPolicy`]). With `statistics`, RocksDB collects
+    /// its statistics for this store (they cost a little on every operation).
+    pub(crate) fn open(path: &Path, sync_commit: bool, corruption: CorruptionPolicy, statistics: bool) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
         corruption::check_not_marked(path)?;
-        let rocks = match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords) {
-            Err(e) if is_corruption(&e) => open_after_corruption(path, e, corruption)?,
-            opened => opened.map_err(|e| Error::storage(path, e))?,
+        let rocks = match wal_hole(path) {
+            Some(hole) => open_after_corruption(path, hole, corruption, statistics)?,
+            None => match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords, statistics) {
+                Err(e) if is_corruption(&e) => open_after_corruption(path, e.to_string(), corruption, statistics)?,
+                opened => opened.map_err(|e| Error::storage(path, e))?,
+            },
         };
         Ok(Db {
             rocks,
@@ -281,13 +296,13 @@ impl Db {
     }
 }
 
-fn open_rocks(path: &Path, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
+fn open_rocks(path: &Path, recovery: DBRecoveryMode, statistics: bool) -> std::result::Result<DB, rust_rocksdb::Error> {
     // Tuning (`tuning.rs`) comes first: it cannot touch what is set here and in `options`.
     let mut db_options = tuning::apply(path, options());
     db_options.create_if_missing(true);
     db_options.create_missing_column_families(true);
     db_options.set_wal_recovery_mode(recovery);
-    if stats::statistics_enabled() {
+    if statistics {
         db_options.enable_statistics();
         db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
     }
@@ -320,8 +335,8 @@ pub(crate) fn is_corruption(e: &rust_rocksdb::Error) -> bool {
 /// the commits before the damage and discards the rest of the log. What it keeps is a prefix of
 /// the store's writes, so it is a commit's state, or a secondary-store copy cut short, which
 /// recovery rolls forward from its commit record. Any other damage is [`Error::Damaged`].
-fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, policy: CorruptionPolicy) -> Result<DB> {
-    let damaged = |e: rust_rocksdb::Error| Error::Damaged {
+fn open_after_corruption(path: &Path, corruption: String, policy: CorruptionPolicy, statistics: bool) -> Result<DB> {
+    let damaged = |e: String| Error::Damaged {
         path: path.display().to_string(),
         message: format!("RocksDB found damaged files at open: {e}"),
     };
@@ -341,7 +356,8 @@ fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, policy: C
             last_consistent_offsets: offsets,
         });
     }
-    let rocks = open_rocks(path, DBRecoveryMode::PointInTime).map_err(|e| if is_corruption(&e) { damaged(e) } else { Error::storage(path, e) })?;
+    let rocks = open_rocks(path, DBRecoveryMode::PointInTime, statistics)
+        .map_err(|e| if is_corruption(&e) { damaged(e.to_string()) } else { Error::storage(path, e) })?;
     log::warn!(
         "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
          last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
@@ -349,6 +365,33 @@ fn open_after_corruption(path: &Path, corruption: rust_rocksdb::Error, policy: C
         path.display()
     );
     Ok(rocks)
+}
+
+/// A hole in the write-ahead log: with several WAL files, RocksDB's `TolerateCorruptedTailRecords`
+/// drops the cut-short end of an older one and goes on replaying the newer ones, which would leave a
+/// gap in the middle of the store's writes (`tests/damaged_files.rs` cuts an older live WAL). Opened
+/// read-only in both modes, a hole shows as two different commits: `PointInTime` stops at the cut.
+/// Then the damage is described (the open goes on as for a damaged WAL); else `None`. A single WAL
+/// (the usual case) needs no check: its cut end is a torn tail.
+fn wal_hole(path: &Path) -> Option<String> {
+    let wals = wal_files(path);
+    if wals.split(", ").filter(|name| !name.is_empty()).count() < 2 {
+        return None;
+    }
+    let reached = |mode: DBRecoveryMode| {
+        let mut read_only = options();
+        read_only.set_wal_recovery_mode(mode);
+        let rocks = DB::open_cf_descriptors_read_only(&read_only, path, families(path), false).ok()?;
+        consistent_offsets(&rocks, path).ok()
+    };
+    let tolerant = reached(DBRecoveryMode::TolerateCorruptedTailRecords)?;
+    let point_in_time = reached(DBRecoveryMode::PointInTime)?;
+    (tolerant != point_in_time).then(|| {
+        format!(
+            "a WAL file ends before a newer one begins (WAL files {wals}): replaying past the gap would reach offsets \
+             {tolerant:?} without the commits in it; the last commit before it has offsets {point_in_time:?}"
+        )
+    })
 }
 
 /// The changelog offsets of the commit `rocks` opens at: those of a secondary-store commit whose

@@ -3,41 +3,16 @@
 //! boundary passes all of it in one array.
 //!
 //! RocksDB statistics (bytes written and read, block cache hits) cost a little on every operation,
-//! so, as in Kafka's RocksDB stores, they are collected only when asked for before a store opens
-//! ([`set_statistics`]: Kafka Streams' `metrics.recording.level=DEBUG`); without them those values
-//! are [`UNAVAILABLE`].
+//! so, as in Kafka's RocksDB stores, they are collected only by stores opened with
+//! `StoreOptions::statistics` (Kafka Streams' `metrics.recording.level=DEBUG`); without them those
+//! values are [`UNAVAILABLE`].
 
 use crate::db::{Db, DATA_CF, OFFSETS_CF, TXN_CF};
 use crate::memory;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 /// The value of a statistic the store does not collect (RocksDB statistics turned off).
 pub const UNAVAILABLE: i64 = -1;
-
-static STATISTICS: AtomicBool = AtomicBool::new(false);
-
-/// Whether stores opened from now on collect RocksDB statistics.
-pub fn set_statistics(enabled: bool) {
-    STATISTICS.store(enabled, Ordering::Relaxed);
-}
-
-pub(crate) fn statistics_enabled() -> bool {
-    STATISTICS.load(Ordering::Relaxed)
-}
-
-/// What recovery did to this store since it opened (counted by `secondary::roll_forward` and
-/// `store.rs`'s open).
-#[derive(Debug, Default)]
-pub(crate) struct RecoveryCounters {
-    /// Commits completed by recovery: a commit record found at open, or a failed commit rolled
-    /// forward by `rollback`.
-    pub(crate) rolled_forward: AtomicU64,
-    /// Transactions whose uncommitted temporary-store writes recovery threw away.
-    pub(crate) rolled_back: AtomicU64,
-    /// Times the store's files were found damaged at open and deleted, so that its changelog
-    /// restores it (`CorruptionPolicy::RestoreFromChangelog`).
-    pub(crate) wiped: AtomicU64,
-}
 
 /// The statistics of one store, in the order of [`Stat::ALL`] (the JNI boundary's array).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
 /// the store's format.
 fn open_and_recover(path: &Path, options: StoreOptions) -> Result<Arc<Db>> {
-    let db = Arc::new(Db::open(path, options.sync_commit, options.corruption)?);
+    let db = Arc::new(Db::open(path, options.sync_commit, options.corruption, options.statistics)?);
     secondary::recover_at_open(&db)?;
     value_format::open_in(&db, options.value_format)?;
     Ok(db)
@@ -75,6 +75,11 @@ pub struct StoreOptions {
     /// The format of the values Kafka Streams stores (opaque to the engine): recorded in the
     /// store, and a store recorded in an older format is upgraded at open (see `ValueFormat`).
     pub value_format: ValueFormat,
+    /// Whether RocksDB collects its statistics for this store ([`crate::stats::Stat::BytesWritten`]
+    /// and the block cache hits; without, they read [`crate::stats::UNAVAILABLE`]). They cost a little
+    /// on every operation; Kafka's RocksDB stores collect them only under
+    /// `metrics.recording.level=DEBUG`.
+    pub statistics: bool,
 }
 
 impl Default for StoreOptions {
@@ -85,6 +90,7 @@ impl Default for StoreOptions {
             strategy: Strategy::IndexedBatch,
             corruption: CorruptionPolicy::Refuse,
             value_format: ValueFormat::Plain,
+            statistics: false,
         }
     }
 }

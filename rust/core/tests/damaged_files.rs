@@ -229,8 +229,8 @@ fn every_file_kind_damaged_every_way(strategy: Strategy) {
 
 /// An older WAL cut short while a newer one is intact (a store closed while its memtables were
 /// still being flushed keeps both): replaying the newer one after the cut would leave a hole in the
-/// middle of the store's writes (it did, before RocksDB's WAL chain check `track_and_verify_wals`
-/// was turned on); the store opens at the commit before the cut instead, or heals, or refuses.
+/// middle of the store's writes (it did, before `Db::open` compared the commits both recovery modes
+/// reach); the store opens at the commit before the cut instead, or heals, or refuses.
 #[test]
 fn an_older_wal_cut_short_before_a_newer_one_never_opens_with_a_hole() {
     let mut cases = 0;

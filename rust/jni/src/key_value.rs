@@ -8,7 +8,7 @@ use crate::codec;
 use crate::ffi::run;
 use crate::handles::{flag, new_array, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{open_options, store, store_handle, OpenStore};
+use crate::store::{open_options, OpenArguments, store, store_handle, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
@@ -24,9 +24,21 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     strategy: JString<'l>,
     corruption: JString<'l>,
     value_format: JString<'l>,
+    statistics: jboolean,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption, &value_format)?;
+        let (path, options) = open_options(
+            env,
+            OpenArguments {
+                path: &path,
+                transactional,
+                sync_commit,
+                strategy: &strategy,
+                corruption: &corruption,
+                value_format: &value_format,
+                statistics,
+            },
+        )?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))
     })
 }

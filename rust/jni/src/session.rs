@@ -7,7 +7,7 @@
 use crate::ffi::run;
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{open_options, store, store_handle, written, OpenStore};
+use crate::store::{open_options, OpenArguments, store, store_handle, written, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
@@ -24,11 +24,23 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     strategy: JString<'l>,
     corruption: JString<'l>,
     value_format: JString<'l>,
+    statistics: jboolean,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(env, &path, transactional, sync_commit, &strategy, &corruption, &value_format)?;
+        let (path, options) = open_options(
+            env,
+            OpenArguments {
+                path: &path,
+                transactional,
+                sync_commit,
+                strategy: &strategy,
+                corruption: &corruption,
+                value_format: &value_format,
+                statistics,
+            },
+        )?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         Ok(store_handle(OpenStore::Session(SessionStore::open(&path, options, geometry)?)))
     })

@@ -1,16 +1,15 @@
-//! Exported functions of `NativeStoreStatistics.java`: a store's statistics in one call, and the
-//! process-wide switch for RocksDB statistics.
+//! Exported functions of `NativeStoreStatistics.java`: a store's statistics in one call, and their
+//! names. (Whether a store collects RocksDB statistics is an option of its `open`.)
 //!
 //! # Safety
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
 
 use crate::ffi::{invalid, run};
-use crate::handles::flag;
 use crate::store::store;
 use jni::objects::{JClass, JLongArray, JString};
-use jni::sys::{jboolean, jlong};
+use jni::sys::jlong;
 use jni::EnvUnowned;
-use txn_rocksdb::stats::{self, Stat};
+use txn_rocksdb::stats::Stat;
 
 /// Every statistic of the store (`txn_rocksdb::stats::Stat`'s order), -1 where not collected.
 #[unsafe(no_mangle)]
@@ -24,19 +23,6 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
         let array = env.new_long_array(values.len())?;
         array.set_region(env, 0, &values)?;
         Ok(array)
-    })
-}
-
-/// Whether stores opened from now on collect RocksDB statistics.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStoreStatistics_setStatistics<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    enabled: jboolean,
-) {
-    run(&mut env, |_| {
-        stats::set_statistics(flag(enabled));
-        Ok(())
     })
 }
 

@@ -69,41 +69,39 @@ pub(crate) fn store_handle(store: OpenStore) -> jlong {
     into_handle(store)
 }
 
+/// The Java arguments every kind's `open` takes (`OpenOptions` on the Java side).
+pub(crate) struct OpenArguments<'a, 'l> {
+    pub(crate) path: &'a JString<'l>,
+    pub(crate) transactional: jboolean,
+    pub(crate) sync_commit: jboolean,
+    pub(crate) strategy: &'a JString<'l>,
+    pub(crate) corruption: &'a JString<'l>,
+    pub(crate) value_format: &'a JString<'l>,
+    pub(crate) statistics: jboolean,
+}
+
 /// The directory and options every kind's `open` takes, from its Java arguments.
-pub(crate) fn open_options(
-    env: &mut Env<'_>,
-    path: &JString<'_>,
-    transactional: jboolean,
-    sync_commit: jboolean,
-    strategy: &JString<'_>,
-    corruption: &JString<'_>,
-    value_format: &JString<'_>,
-) -> NativeResult<(String, StoreOptions)> {
-    if path.is_null() {
-        return Err(invalid("store path must not be null"));
-    }
-    if strategy.is_null() {
-        return Err(invalid("transaction strategy must not be null"));
-    }
-    if corruption.is_null() {
-        return Err(invalid("corruption policy must not be null"));
-    }
-    if value_format.is_null() {
-        return Err(invalid("value format must not be null"));
-    }
-    let path = path.try_to_string(env)?;
-    let strategy = Strategy::parse(&strategy.try_to_string(env)?)?;
-    let corruption = CorruptionPolicy::parse(&corruption.try_to_string(env)?)?;
-    let value_format = value_format.try_to_string(env)?;
+pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) -> NativeResult<(String, StoreOptions)> {
+    let named = |env: &mut Env<'_>, value: &JString<'_>, what: &str| -> NativeResult<String> {
+        if value.is_null() {
+            return Err(invalid(format!("{what} must not be null")));
+        }
+        Ok(value.try_to_string(env)?)
+    };
+    let path = named(env, arguments.path, "store path")?;
+    let strategy = Strategy::parse(&named(env, arguments.strategy, "transaction strategy")?)?;
+    let corruption = CorruptionPolicy::parse(&named(env, arguments.corruption, "corruption policy")?)?;
+    let value_format = named(env, arguments.value_format, "value format")?;
     let value_format = ValueFormat::parse(&value_format).ok_or_else(|| invalid(format!("unknown value format '{value_format}'")))?;
     Ok((
         path,
         StoreOptions {
-            transactional: flag(transactional),
-            sync_commit: flag(sync_commit),
+            transactional: flag(arguments.transactional),
+            sync_commit: flag(arguments.sync_commit),
             strategy,
             corruption,
             value_format,
+            statistics: flag(arguments.statistics),
         },
     ))
 }

@@ -28,15 +28,6 @@ public final class NativeStoreStatistics {
         }
     }
 
-    /**
-     * Whether stores opened from now on collect RocksDB statistics (bytes written and read, block
-     * cache hits), which cost a little on every operation; Kafka's RocksDB stores collect them
-     * only under {@code metrics.recording.level=DEBUG}.
-     */
-    public static void collectRocksDBStatistics(boolean enabled) {
-        setStatistics(enabled);
-    }
-
     /** The native side's names of the statistics, in array order. */
     static String[] nativeNames() {
         return names().split(",");
@@ -46,7 +37,6 @@ public final class NativeStoreStatistics {
 
     private static native long[] read(long handle);
 
-    private static native void setStatistics(boolean enabled);
 
     private static native String names();
 }
