@@ -38,7 +38,11 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public void start(Duration timeout) throws Exception {
+        // The kernel may hand out the broker's port again once its probe socket is closed.
         int controllerPort = freePort();
+        while (controllerPort == port) {
+            controllerPort = freePort();
+        }
         Path logDirs = Files.createDirectories(dir.resolve("kafka-logs"));
         Path config = dir.resolve("server.properties");
         Files.writeString(config, String.join("\n",
