@@ -399,45 +399,42 @@ fn wal_hole(path: &Path) -> Option<String> {
 fn consistent_offsets(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
     let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
     let in_progress = rocks.get_pinned_cf(family, COMMIT_RECORD_KEY).map_err(|e| rocks_error(path, e))?;
-    let Some(Ok(record)) = in_progress.map(|bytes| CommitRecord::decode(&bytes)) else {
-        return offsets_in(rocks, path);
-    };
-    let mut entries = std::collections::BTreeMap::new();
-    let mut iterator = rocks.raw_iterator_cf(family);
-    iterator.seek_to_first();
-    while let (Some(key), Some(value)) = (iterator.key(), iterator.value()) {
-        entries.insert(key.to_vec(), value.to_vec());
-        iterator.next();
+    let mut entries = offset_entries(rocks, path)?;
+    if let Some(Ok(record)) = in_progress.map(|bytes| CommitRecord::decode(&bytes)) {
+        for (key, value) in record.offset_writes.into_iter().filter(|(key, _)| is_offset_key(key)) {
+            match value {
+                Some(value) => entries.insert(key, value),
+                None => entries.remove(&key),
+            };
+        }
     }
-    iterator.status().map_err(|e| rocks_error(path, e))?;
-    for (key, value) in record.offset_writes {
-        match value {
-            Some(value) => entries.insert(key, value),
-            None => entries.remove(&key),
-        };
-    }
-    entries
-        .iter()
-        .filter(|(key, _)| is_offset_key(key))
-        .map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, why)))
-        .collect()
+    decode_offsets(&entries, path)
 }
 
 /// The committed changelog offsets in `rocks` (a store's instance, perhaps opened read-only; key
 /// and value layout: the format crate's `offsets`).
 pub(crate) fn offsets_in(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
-    let mut out = Vec::new();
+    decode_offsets(&offset_entries(rocks, path)?, path)
+}
+
+/// The offset entries of the `offsets` family, raw, in key order.
+fn offset_entries(rocks: &DB, path: &Path) -> Result<std::collections::BTreeMap<Vec<u8>, Vec<u8>>> {
     let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
-    let mut entries = rocks.raw_iterator_cf(family);
-    entries.seek_to_first();
-    while let (Some(key), Some(value)) = (entries.key(), entries.value()) {
+    let mut entries = std::collections::BTreeMap::new();
+    let mut iterator = rocks.raw_iterator_cf(family);
+    iterator.seek_to_first();
+    while let (Some(key), Some(value)) = (iterator.key(), iterator.value()) {
         if is_offset_key(key) {
-            out.push(decode_offset(key, value).map_err(|why| Error::storage(path, why))?);
+            entries.insert(key.to_vec(), value.to_vec());
         }
-        entries.next();
+        iterator.next();
     }
-    entries.status().map_err(|e| rocks_error(path, e))?;
-    Ok(out)
+    iterator.status().map_err(|e| rocks_error(path, e))?;
+    Ok(entries)
+}
+
+fn decode_offsets(entries: &std::collections::BTreeMap<Vec<u8>, Vec<u8>>, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
+    entries.iter().map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, why))).collect()
 }
 
 /// The names of the WAL files in `path`, for messages.
