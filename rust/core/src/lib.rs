@@ -8,7 +8,8 @@
 //!
 //! Modules, bottom up: `db` (the RocksDB instance), `iter` (chunked range walks), the strategies
 //! behind `staging` (`direct`, `indexed`, `secondary`), `store` (the key-value store, which picks
-//! one at open), `segmented` with `window` and `session` on top of it.
+//! one at open), `segmented` with `window` and `session` on top of it, and `versioned` (Kafka's
+//! versioned key-value store) on the key-value store.
 //!
 //! This crate has no JNI: everything is testable with `cargo test`.
 
@@ -29,6 +30,7 @@ pub mod stats;
 mod store;
 pub mod tuning;
 mod value_format;
+pub mod versioned;
 pub mod window;
 
 pub use db::Write;

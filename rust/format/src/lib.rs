@@ -14,7 +14,8 @@
 //!   restore decodes).
 //! - [`temporary`]: the secondary-store strategy's temporary-store keys and values.
 //! - [`value_format`]: which of Kafka's value formats a store holds, and the upgrades between them.
-//! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks).
+//! - [`versioned`]: the versioned key-value store's latest values and segment rows (Kafka's layouts).
+//! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks, versioned reads).
 
 pub mod commit_record;
 pub mod offsets;
@@ -25,6 +26,7 @@ pub mod segment;
 pub mod session_key;
 pub mod temporary;
 pub mod value_format;
+pub mod versioned;
 pub mod window_key;
 pub mod wire;
 

@@ -9,7 +9,11 @@ use crate::commit_record::{seal, CommitRecord};
 use crate::offsets::{decode_offset, offset_key, offset_value};
 use crate::temporary::{self, generation_bounds};
 use crate::value_format::{Upgrade, ValueFormat};
-use crate::wire::{decode_batch, decode_offset_updates, encode_offset_updates, push_batch_entry};
+use crate::versioned::{split_latest_value, SegmentRow};
+use crate::wire::{
+    decode_batch, decode_offset_updates, decode_timestamped_batch, decode_versioned_records, encode_offset_updates,
+    push_batch_entry, push_timestamped_batch_entry, push_versioned_record,
+};
 use crate::{segment, session_key, window_key};
 
 /// Any bytes as a commit file. What decodes re-encodes to a file that decodes to the same record
@@ -92,14 +96,47 @@ pub fn jni_wire(bytes: &[u8]) {
     }
 }
 
+/// Any bytes as a versioned store's values (a segment row, a latest value) and as what crosses JNI
+/// for it (a timestamped restore batch, the versions a read returns). A row that decodes re-encodes
+/// to the same bytes, and every read of it answers within its bounds.
+pub fn versioned(bytes: &[u8]) {
+    if let Ok(row) = SegmentRow::decode(bytes) {
+        assert_eq!(row.encode(), bytes);
+        let (min, next) = (row.min(), row.next());
+        assert!(min <= next);
+        for found in row.overlapping(i64::MIN, i64::MAX) {
+            assert!(found.valid_from < found.valid_to && found.valid_to <= next);
+            assert_eq!(row.find(found.valid_from).map(|f| f.index), Some(found.index));
+        }
+    }
+    if let Ok((_, value)) = split_latest_value(bytes) {
+        assert_eq!(value.len() + 8, bytes.len());
+    }
+    if let Ok(entries) = decode_timestamped_batch(bytes) {
+        let mut encoded = Vec::with_capacity(bytes.len());
+        for (key, value, timestamp) in &entries {
+            push_timestamped_batch_entry(&mut encoded, key, *value, *timestamp);
+        }
+        assert_eq!(encoded, bytes);
+    }
+    if let Ok(records) = decode_versioned_records(bytes) {
+        let mut encoded = Vec::with_capacity(bytes.len());
+        for (value, valid_from, valid_to) in &records {
+            push_versioned_record(&mut encoded, value, *valid_from, *valid_to);
+        }
+        assert_eq!(encoded, bytes);
+    }
+}
+
 /// A property: panics when a decoder breaks its contract on `bytes`.
 pub type Property = fn(&[u8]);
 
 /// Every target by name (the fuzz binaries' names).
-pub const TARGETS: [(&str, Property); 5] = [
+pub const TARGETS: [(&str, Property); 6] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
     ("offsets", offsets),
     ("jni_wire", jni_wire),
+    ("versioned", versioned),
 ];

@@ -94,6 +94,63 @@ pub fn push_entry(out: &mut Vec<u8>, key: &[u8], value: &[u8]) {
     out.extend_from_slice(value);
 }
 
+/// One decoded changelog record of a versioned store: key, value (`None`: a tombstone) and the
+/// record's timestamp, which is the version's validFrom.
+pub type TimestampedEntry<'a> = (&'a [u8], Option<&'a [u8]>, i64);
+
+/// `([int32 keyLen][key][int32 valueLen or -1][value][int64 timestamp])*`: the restore batch of a
+/// versioned store.
+pub fn decode_timestamped_batch(buf: &[u8]) -> Decoded<Vec<TimestampedEntry<'_>>> {
+    let mut reader = Reader::new(buf, "timestamped write batch");
+    let mut out = Vec::new();
+    while !reader.is_empty() {
+        let key = reader.i32_prefixed(false)?.unwrap_or_default();
+        let value = reader.i32_prefixed(true)?;
+        out.push((key, value, reader.i64()?));
+    }
+    Ok(out)
+}
+
+/// Appends one entry of a timestamped write batch (see [`decode_timestamped_batch`]).
+pub fn push_timestamped_batch_entry(out: &mut Vec<u8>, key: &[u8], value: Option<&[u8]>, timestamp: i64) {
+    push_batch_entry(out, key, value);
+    out.extend_from_slice(&timestamp.to_be_bytes());
+}
+
+/// Appends one version of a versioned store's read: `[int64 validFrom][int8 bounded][int64 validTo]
+/// [int32 valueLen][value]` (`bounded` 0: no validTo, the latest version; validTo then 0).
+pub fn push_versioned_record(out: &mut Vec<u8>, value: &[u8], valid_from: i64, valid_to: Option<i64>) {
+    out.extend_from_slice(&valid_from.to_be_bytes());
+    out.push(u8::from(valid_to.is_some()));
+    out.extend_from_slice(&valid_to.unwrap_or(0).to_be_bytes());
+    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+    out.extend_from_slice(value);
+}
+
+/// One decoded version: value, validFrom, validTo (`None`: the latest).
+pub type VersionedEntry<'a> = (&'a [u8], i64, Option<i64>);
+
+/// The records [`push_versioned_record`] appended, in order.
+pub fn decode_versioned_records(buf: &[u8]) -> Decoded<Vec<VersionedEntry<'_>>> {
+    let mut reader = Reader::new(buf, "versioned records");
+    let mut out = Vec::new();
+    while !reader.is_empty() {
+        let valid_from = reader.i64()?;
+        let bounded = match reader.u8()? {
+            0 => false,
+            1 => true,
+            other => return Err(Malformed(format!("versioned records: flag {other} is neither 0 nor 1"))),
+        };
+        let valid_to = reader.i64()?;
+        if !bounded && valid_to != 0 {
+            return Err(Malformed("versioned records: a validTo without its flag".into()));
+        }
+        let value = reader.i32_prefixed(false)?.unwrap_or_default();
+        out.push((value, valid_from, bounded.then_some(valid_to)));
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +169,21 @@ mod tests {
             decode_batch(&(-2i32).to_be_bytes()),
             Err(Malformed("negative length -2 in write batch".into()))
         );
+    }
+
+    #[test]
+    fn timestamped_batch_and_versioned_records_round_trip() {
+        let mut buf = Vec::new();
+        push_timestamped_batch_entry(&mut buf, b"k", None, -3);
+        push_timestamped_batch_entry(&mut buf, b"", Some(b"v"), i64::MAX);
+        assert_eq!(decode_timestamped_batch(&buf).unwrap(), vec![(&b"k"[..], None, -3), (&b""[..], Some(&b"v"[..]), i64::MAX)]);
+        assert!(decode_timestamped_batch(&buf[..buf.len() - 1]).is_err());
+        let mut records = Vec::new();
+        push_versioned_record(&mut records, b"a", 1, Some(5));
+        push_versioned_record(&mut records, b"", 5, None);
+        assert_eq!(decode_versioned_records(&records).unwrap(), vec![(&b"a"[..], 1, Some(5)), (&b""[..], 5, None)]);
+        records[8] = 2;
+        assert!(decode_versioned_records(&records).is_err());
     }
 
     #[test]

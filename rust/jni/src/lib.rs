@@ -2,7 +2,7 @@
 //!
 //! One module per Java class that declares natives, with matching names: `store` ↔
 //! `NativeStore` (what every store kind shares), `key_value` ↔ `NativeKeyValueStore`, `window`
-//! ↔ `NativeWindowStore`, `session` ↔ `NativeSessionStore`, `iterator` ↔ `NativeIterator`,
+//! ↔ `NativeWindowStore`, `session` ↔ `NativeSessionStore`, `versioned` ↔ `NativeVersionedStore`, `iterator` ↔ `NativeIterator`,
 //! `library` ↔ `NativeLibrary`, `logging` ↔ `NativeLogging`, `statistics` ↔ `NativeStoreStatistics`, `tuning` ↔ `NativeTuning`. Every exported function (grep `Java_dev_txnrocksdb_`) converts its
 //! arguments, calls the engine and converts the result, inside [`ffi::run`], which catches panics
 //! and turns every error into a specific Java exception, so nothing unwinds into the JVM.
@@ -24,4 +24,5 @@ mod session;
 mod statistics;
 mod store;
 mod tuning;
+mod versioned;
 mod window;

@@ -13,16 +13,18 @@ use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::versioned::VersionedStore;
 use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{CorruptionPolicy, KeyValueStore, StoreOptions, Strategy, ValueFormat};
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, ValueFormat};
 
-/// An open store of one kind, owned by its handle. Commit, offsets, rollback and sizes go to the
-/// key-value store every kind is built on; restore goes to the kind's own engine method, which
-/// knows how to read its changelog keys.
+/// An open store of one kind, owned by its handle. Offsets and sizes go to the key-value store
+/// every kind is built on; restore goes to the kind's own engine method, which knows how to read
+/// its changelog records; commit and rollback go to the versioned store's own (which hold its lock).
 pub(crate) enum OpenStore {
     KeyValue(KeyValueStore),
     Window(WindowStore),
     Session(SessionStore),
+    Versioned(VersionedStore),
 }
 
 impl OpenStore {
@@ -32,15 +34,32 @@ impl OpenStore {
             OpenStore::KeyValue(store) => store,
             OpenStore::Window(store) => store.segments().key_value(),
             OpenStore::Session(store) => store.segments().key_value(),
+            OpenStore::Versioned(store) => store.key_value(),
         }
     }
 
-    /// Applies changelog records (key as in the changelog, `None` deletes) straight to committed data.
-    pub(crate) fn restore(&self, records: &[codec::Entry<'_>]) -> txn_rocksdb::Result<()> {
+    /// Applies a batch of changelog records straight to committed data: `NativeStore.restore`'s
+    /// batch format for the kind (with each record's timestamp for the versioned store).
+    pub(crate) fn restore(&self, batch: &[u8]) -> NativeResult<()> {
         match self {
-            OpenStore::KeyValue(store) => store.restore(records.iter().copied()),
-            OpenStore::Window(store) => store.restore(records),
-            OpenStore::Session(store) => store.restore(records),
+            OpenStore::KeyValue(store) => Ok(store.restore(codec::decode_batch(batch)?.iter().copied())?),
+            OpenStore::Window(store) => Ok(store.restore(&codec::decode_batch(batch)?)?),
+            OpenStore::Session(store) => Ok(store.restore(&codec::decode_batch(batch)?)?),
+            OpenStore::Versioned(store) => Ok(store.restore(&codec::decode_timestamped_batch(batch)?)?),
+        }
+    }
+
+    fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> txn_rocksdb::Result<()> {
+        match self {
+            OpenStore::Versioned(store) => store.commit(updates, position),
+            other => other.key_value().commit(updates, position),
+        }
+    }
+
+    fn rollback(&self) -> txn_rocksdb::Result<()> {
+        match self {
+            OpenStore::Versioned(store) => store.rollback(),
+            other => other.key_value().rollback(),
         }
     }
 
@@ -55,6 +74,13 @@ impl OpenStore {
         match self {
             OpenStore::Session(store) => Ok(store),
             _ => Err(invalid("the store handle is not a session store")),
+        }
+    }
+
+    pub(crate) fn versioned(&self) -> NativeResult<&VersionedStore> {
+        match self {
+            OpenStore::Versioned(store) => Ok(store),
+            _ => Err(invalid("the store handle is not a versioned store")),
         }
     }
 }
@@ -132,7 +158,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
         let offsets = required_bytes(env, &offsets, "offsets")?;
         let updates = codec::decode_offset_updates(&offsets)?;
         let position = optional_bytes(env, &position)?;
-        Ok(store(handle)?.key_value().commit(&updates, position.as_deref())?)
+        Ok(store(handle)?.commit(&updates, position.as_deref())?)
     })
 }
 
@@ -169,7 +195,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
 ) {
     run(&mut env, |env| {
         let batch = required_bytes(env, &batch, "batch")?;
-        Ok(store(handle)?.restore(&codec::decode_batch(&batch)?)?)
+        store(handle)?.restore(&batch)
     })
 }
 
@@ -179,7 +205,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| Ok(store(handle)?.key_value().rollback()?))
+    run(&mut env, |_| Ok(store(handle)?.rollback()?))
 }
 
 #[unsafe(no_mangle)]

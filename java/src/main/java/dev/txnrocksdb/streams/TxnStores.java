@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Objects;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
@@ -446,6 +447,93 @@ public final class TxnStores {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
         }
         return retentionPeriodMs;
+    }
+
+    /**
+     * A persistent transactional versioned key-value store supplier (KIP-889), for
+     * {@code Stores.versionedKeyValueStoreBuilder} and {@code Materialized.as} (versioned tables,
+     * versioned stream-table joins): the counterpart of Kafka's
+     * {@code Stores.persistentVersionedKeyValueStore(name, historyRetention)}, with Kafka's
+     * default segment interval for that retention.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param historyRetention how long superseded versions stay readable, also the grace period for
+     *     out-of-order puts (cannot be negative)
+     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code historyRetention} is negative or not in milliseconds' range
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long historyRetentionMs = historyRetentionMillis(historyRetention);
+        return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, defaultSegmentInterval(historyRetentionMs), null);
+    }
+
+    /**
+     * A persistent transactional versioned key-value store supplier with its own segment interval:
+     * the counterpart of Kafka's {@code Stores.persistentVersionedKeyValueStore(name,
+     * historyRetention, segmentInterval)}.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param historyRetention how long superseded versions stay readable (cannot be negative)
+     * @param segmentInterval the width of a segment of history (must be positive)
+     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code historyRetention} is negative or {@code segmentInterval}
+     *     is not positive
+     */
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
+                                                                              Duration segmentInterval) {
+        return persistentTransactionalVersionedKeyValueStore(name, historyRetention, segmentInterval, null);
+    }
+
+    /**
+     * As {@link #persistentVersionedKeyValueStore(String, Duration, Duration)}, with stores that use
+     * {@code strategy}, overriding {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}; null takes
+     * the configured one.
+     *
+     * @param name name of the store (cannot be {@code null})
+     * @param historyRetention how long superseded versions stay readable (cannot be negative)
+     * @param segmentInterval the width of a segment of history (must be positive)
+     * @param strategy where the stores keep uncommitted writes, or null for the configured one
+     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code historyRetention} is negative or {@code segmentInterval}
+     *     is not positive
+     */
+    public static VersionedBytesStoreSupplier persistentTransactionalVersionedKeyValueStore(
+            String name, Duration historyRetention, Duration segmentInterval, TransactionStrategy strategy) {
+        Objects.requireNonNull(name, "name cannot be null");
+        long historyRetentionMs = historyRetentionMillis(historyRetention);
+        String msgPrefix = prepareMillisCheckFailMsgPrefix(segmentInterval, "segmentInterval");
+        long segmentIntervalMs = validateMillisecondDuration(segmentInterval, msgPrefix);
+        if (segmentIntervalMs < 1L) {
+            throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
+        }
+        return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, segmentIntervalMs, strategy);
+    }
+
+    /** Kafka's versioned store argument check: the history retention in ms. */
+    private static long historyRetentionMillis(Duration historyRetention) {
+        String msgPrefix = prepareMillisCheckFailMsgPrefix(historyRetention, "historyRetention");
+        long historyRetentionMs = validateMillisecondDuration(historyRetention, msgPrefix);
+        if (historyRetentionMs < 0L) {
+            throw new IllegalArgumentException("historyRetention cannot be negative");
+        }
+        return historyRetentionMs;
+    }
+
+    /** Kafka's default segment interval for a history retention ({@code RocksDbVersionedKeyValueBytesStoreSupplier}). */
+    static long defaultSegmentInterval(long historyRetentionMs) {
+        if (historyRetentionMs <= 60_000L) {
+            return Math.max(historyRetentionMs / 3, 2_000L);
+        } else if (historyRetentionMs <= 300_000L) {
+            return Math.max(historyRetentionMs / 5, 20_000L);
+        } else if (historyRetentionMs <= 3_600_000L) {
+            return Math.max(historyRetentionMs / 12, 60_000L);
+        } else {
+            return Math.max(historyRetentionMs / 24, 300_000L);
+        }
     }
 
     /**

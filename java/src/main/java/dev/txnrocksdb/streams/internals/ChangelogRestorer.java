@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals;
 
-import dev.txnrocksdb.streams.internals.nativeapi.BatchEncoder;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import java.util.Collection;
 import java.util.function.IntConsumer;
@@ -11,7 +10,7 @@ import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCa
 import org.apache.kafka.streams.query.Position;
 
 /**
- * Restores a store from its changelog: one native call per batch ({@link NativeStore#restore}),
+ * Restores a store from its changelog: one native call per batch ({@link NativeStore#restore(Collection)}),
  * written straight to committed data (as Kafka's own stores do; Kafka commits the store with the
  * restored offset afterwards). The changelog records are passed as they are (keys and values in
  * the changelog's format, which for window and session stores is the store-key format the native
@@ -48,8 +47,7 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, restored);
         }
-        byte[] batch = BatchEncoder.encode(records, ConsumerRecord::key, ConsumerRecord::value);
-        store.get().restore(batch);
+        store.get().restore(records);
         positions.mergeCommitted(restored);
         restoredRecords.accept(records.size());
     }

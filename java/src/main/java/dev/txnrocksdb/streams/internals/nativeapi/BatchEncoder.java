@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * Encodes key-value entries in the batch wire format of {@link NativeKeyValueStore#putAll} and
@@ -45,6 +46,40 @@ public final class BatchEncoder {
             } else {
                 out.putInt(v.length).put(v);
             }
+        }
+        return out.array();
+    }
+
+    /**
+     * Encodes every entry in iteration order with a timestamp after each, the restore batch of
+     * {@link NativeVersionedStore}: repeated {@code [int32 keyLen][key][int32 valueLen or -1][value][int64 timestamp]}.
+     *
+     * @throws NullPointerException if a key is null
+     * @throws IllegalArgumentException if the encoded batch would exceed the largest Java array
+     */
+    public static <T> byte[] encodeTimestamped(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value,
+                                               ToLongFunction<T> timestamp) {
+        long size = 0;
+        for (T entry : entries) {
+            byte[] k = Objects.requireNonNull(key.apply(entry), "key cannot be null");
+            byte[] v = value.apply(entry);
+            size += Integer.BYTES + k.length + Integer.BYTES + (v == null ? 0 : v.length) + Long.BYTES;
+        }
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("write batch of " + entries.size() + " entries needs " + size
+                + " bytes, more than one JNI call can carry; split it into smaller batches");
+        }
+        ByteBuffer out = ByteBuffer.allocate((int) size);
+        for (T entry : entries) {
+            byte[] k = key.apply(entry);
+            byte[] v = value.apply(entry);
+            out.putInt(k.length).put(k);
+            if (v == null) {
+                out.putInt(DELETE);
+            } else {
+                out.putInt(v.length).put(v);
+            }
+            out.putLong(timestamp.applyAsLong(entry));
         }
         return out.array();
     }

@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
@@ -157,9 +159,31 @@ public abstract class NativeStore implements AutoCloseable {
     /**
      * Writes a batch of changelog records straight to committed data, one native call per batch.
      * Keys are the changelog's: for window and session stores, Kafka's store keys, from which the
-     * native store reads each record's time segment.
+     * native store reads each record's time segment; a null value deletes (for the versioned
+     * store: is a tombstone at the record's timestamp).
      *
-     * @param batch the records in {@link BatchEncoder}'s format (a value length of -1 deletes)
+     * @param records the changelog records, as Kafka's restore hands them over
+     * @throws InvalidStateStoreException if the store is closed
+     * @throws IllegalArgumentException if a window or session key is too short for its store
+     */
+    public final void restore(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        restore(encodeRestoreBatch(records));
+    }
+
+    /**
+     * A changelog batch in the restore format of this kind of store: {@link BatchEncoder#encode}
+     * of keys and values as they are in the changelog (the versioned store adds each record's
+     * timestamp).
+     */
+    byte[] encodeRestoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
+        return BatchEncoder.encode(records, ConsumerRecord::key, ConsumerRecord::value);
+    }
+
+    /**
+     * Applies one encoded batch of changelog records straight to committed data (see
+     * {@link #restore(Collection)}).
+     *
+     * @param batch the records in {@link #encodeRestoreBatch}'s format
      * @throws InvalidStateStoreException if the store is closed
      * @throws IllegalArgumentException if the batch is malformed, or a window or session key is
      *     too short for its store
