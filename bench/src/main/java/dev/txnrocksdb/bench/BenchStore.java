@@ -18,6 +18,7 @@ import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
+import org.apache.kafka.streams.state.VersionedBytesStore;
 import org.apache.kafka.streams.state.WindowStore;
 
 /**
@@ -101,6 +102,20 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
 
     static BenchStore<SessionStore<Bytes, byte[]>> session(String kind, String processingGuarantee) {
         return open(kind, k -> k.sessionSupplier().get(), true, processingGuarantee);
+    }
+
+    /** A timestamped key-value store with headers ({@link StoreKind#headersKeyValueSupplier()}), opened as key-value stores are. */
+    static BenchStore<KeyValueStore<Bytes, byte[]>> headersKeyValue(String kind) {
+        return open(kind, k -> k.headersKeyValueSupplier().get(), false, null);
+    }
+
+    /**
+     * A versioned store ({@link StoreKind#versionedSupplier()}) as Kafka's builder gets it: a
+     * {@link VersionedBytesStore}. Opened through {@link SegmentedBenchContext}: Kafka's
+     * {@code RocksDBVersionedStore} requires an internal context, as its segmented stores do.
+     */
+    static BenchStore<VersionedBytesStore> versioned(String kind) {
+        return open(kind, k -> (VersionedBytesStore) k.versionedSupplier().get(), true, null);
     }
 
     /** Commits the writes so far, recording {@code offset} as the changelog offset they reach. */

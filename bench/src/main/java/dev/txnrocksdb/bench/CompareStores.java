@@ -65,7 +65,16 @@ public final class CompareStores {
     private static final List<String> ORDER = List.of("PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss",
             "ReadBenchmark.range", "ReadBenchmark.fullScan", "ReadBenchmark.prefixScan", "RestoreBenchmark.restore",
             "CommitBenchmark.commit", "WindowBenchmark.put", "WindowBenchmark.fetch", "WindowBenchmark.fetchAll",
-            "SessionBenchmark.findSessions");
+            "SessionBenchmark.findSessions", "HeadersBenchmark.put", "HeadersBenchmark.get", "VersionedBenchmark.put",
+            "VersionedBenchmark.get");
+
+    /**
+     * Benchmark classes that some columns have no store for, with the columns that have one. JMH
+     * sets the store parameter for every benchmark of a run, so each of these runs as a suite of its
+     * own, over those of the run's columns only (its rows show "-" for the others).
+     */
+    private static final Map<String, List<String>> LIMITED_COLUMNS = Map.of(
+            VersionedBenchmark.class.getName(), StoreKind.versionedIds());
 
     /** Sizes the smoke run shrinks the data to, unless set explicitly. */
     private static final Map<String, String> SMOKE_SIZES = Map.of(
@@ -153,10 +162,19 @@ public final class CompareStores {
             java.util.Collections.rotate(order, -(round - 1));
             System.out.println("\n=== Round " + round + " of " + rounds + ", stores in the order " + order);
             Path throughputJson = out.resolveSibling(base + ".jmh.r" + round + ".throughput.json");
-            collect(cells, run(settings, order, false, throughputJson), jmhFiles, throughputJson);
+            collect(cells, run(settings, order, false, null, throughputJson), jmhFiles, throughputJson);
+            for (Map.Entry<String, List<String>> limited : new TreeMap<>(LIMITED_COLUMNS).entrySet()) {
+                List<String> columns = order.stream().filter(limited.getValue()::contains).toList();
+                if (!columns.isEmpty()) {
+                    String suite = limited.getKey().substring(limited.getKey().lastIndexOf('.') + 1)
+                            .replaceFirst("Benchmark$", "").toLowerCase(Locale.ROOT);
+                    Path limitedJson = out.resolveSibling(base + ".jmh.r" + round + "." + suite + ".json");
+                    collect(cells, run(settings, columns, false, limited.getKey(), limitedJson), jmhFiles, limitedJson);
+                }
+            }
             if (Pattern.compile(include).matcher(COMMIT_BENCHMARK).find()) {
                 Path commitJson = out.resolveSibling(base + ".jmh.r" + round + ".commit.json");
-                collect(cells, run(settings, order, true, commitJson), jmhFiles, commitJson);
+                collect(cells, run(settings, order, true, null, commitJson), jmhFiles, commitJson);
             }
             // Written after every round, so that a long run cut short still leaves its results.
             write(settings, cells, check, jmhFiles, round, started, out, json);
@@ -166,8 +184,12 @@ public final class CompareStores {
         System.out.println("Wrote " + out + " and " + json);
     }
 
-    /** Runs one suite (the throughput benchmarks, or the single-shot commit benchmark) once. */
-    private static Collection<RunResult> run(Settings s, List<String> order, boolean commitSuite, Path result)
+    /**
+     * Runs one suite once: the single-shot commit benchmark, the benchmarks of one class of
+     * {@link #LIMITED_COLUMNS} ({@code onlyClass}), or every other throughput benchmark.
+     */
+    private static Collection<RunResult> run(Settings s, List<String> order, boolean commitSuite, String onlyClass,
+                                             Path result)
             throws RunnerException {
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .param("store", order.toArray(new String[0]))
@@ -188,6 +210,11 @@ public final class CompareStores {
                     .warmupTime(s.warmupTime)
                     .measurementIterations(s.iterations)
                     .measurementTime(s.time);
+            if (onlyClass == null) {
+                LIMITED_COLUMNS.keySet().forEach(c -> builder.exclude(Pattern.quote(c) + "\\."));
+            } else {
+                builder.exclude("^(?!" + Pattern.quote(onlyClass) + "\\.)");
+            }
         }
         if (s.smoke) {
             builder.param("staged", "0", "50").param("length", "10", "100").param("dirtyKeys", "10", "100", "1000");
@@ -278,6 +305,11 @@ public final class CompareStores {
             case "WindowBenchmark.fetchAll" -> "window fetchAll(from, to), "
                     + n(String.valueOf((long) Sizes.FETCH_WINDOWS * Sizes.WINDOW_KEYS)) + " entries";
             case "SessionBenchmark.findSessions" -> "session findSessions (1 of " + Sizes.SESSIONS_PER_KEY + " per key)";
+            case "HeadersBenchmark.put" -> "headers store put, 100 B values, commit every " + n(p.get("commitEvery"));
+            case "HeadersBenchmark.get" -> "headers store get (hit)";
+            case "VersionedBenchmark.put" -> "versioned put (timestamp order), commit every " + n(p.get("commitEvery"));
+            case "VersionedBenchmark.get" -> "versioned get as of a random time (" + n(String.valueOf(VersionedBenchmark.KEYS))
+                    + " keys x " + VersionedBenchmark.VERSIONS + " versions)";
             default -> row.id();
         };
     }
@@ -285,8 +317,8 @@ public final class CompareStores {
     /** The unit of one row's scores. */
     static String unit(Row row) {
         return switch (row.benchmark()) {
-            case "PutBenchmark.put", "WindowBenchmark.put" -> "puts/s";
-            case "ReadBenchmark.get", "ReadBenchmark.getMiss" -> "gets/s";
+            case "PutBenchmark.put", "WindowBenchmark.put", "HeadersBenchmark.put", "VersionedBenchmark.put" -> "puts/s";
+            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "HeadersBenchmark.get", "VersionedBenchmark.get" -> "gets/s";
             case "ReadBenchmark.range", "ReadBenchmark.fullScan", "ReadBenchmark.prefixScan" -> "scans/s";
             case "RestoreBenchmark.restore" -> "records/s";
             case "CommitBenchmark.commit" -> "ms/commit";
@@ -306,6 +338,8 @@ public final class CompareStores {
             case "CommitBenchmark.commit" -> "commit";
             case "WindowBenchmark.put", "WindowBenchmark.fetch", "WindowBenchmark.fetchAll" -> "window";
             case "SessionBenchmark.findSessions" -> "session";
+            case "HeadersBenchmark.put", "HeadersBenchmark.get" -> "headers";
+            case "VersionedBenchmark.put", "VersionedBenchmark.get" -> "versioned";
             default -> "other";
         };
     }

@@ -1,12 +1,15 @@
 package dev.txnrocksdb.bench;
 
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 
 /**
@@ -40,6 +43,10 @@ enum StoreKind {
     /** Window and session retention: long enough that no benchmark drops a segment it reads. */
     static final Duration RETENTION = Duration.ofDays(1);
     static final Duration WINDOW_SIZE = Duration.ofMinutes(1);
+    /** Versioned stores: how long superseded versions stay readable (also the grace period). */
+    static final Duration HISTORY_RETENTION = Duration.ofMinutes(10);
+    /** Versioned stores: the width of a segment of history. */
+    static final Duration SEGMENT_INTERVAL = Duration.ofMinutes(1);
 
     final String id;
     /** Value of enable.transactional.statestores in the stores' app configs. */
@@ -105,6 +112,51 @@ enum StoreKind {
                     TransactionStrategy.SECONDARY_STORE);
             case KAFKA_TXN, KAFKA -> Stores.persistentSessionStore(STORE_NAME, RETENTION);
             case KAFKA_MEMORY -> Stores.inMemorySessionStore(STORE_NAME, RETENTION);
+        };
+    }
+
+    /**
+     * Timestamped key-value stores whose values keep record headers (KIP-1271). In memory there is
+     * no store of its own: Kafka's {@code Stores.timestampedKeyValueStoreWithHeadersBuilder} wraps
+     * the plain in-memory store in a marker that passes the values through, so that is the bare store.
+     */
+    KeyValueBytesStoreSupplier headersKeyValueSupplier() {
+        return switch (this) {
+            case TXN -> TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(STORE_NAME,
+                    TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY -> TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(STORE_NAME,
+                    TransactionStrategy.SECONDARY_STORE);
+            case KAFKA_TXN, KAFKA -> Stores.persistentTimestampedKeyValueStoreWithHeaders(STORE_NAME);
+            case KAFKA_MEMORY -> Stores.inMemoryKeyValueStore(STORE_NAME);
+        };
+    }
+
+    /** Whether the kind has a versioned key-value store: Kafka has no in-memory one. */
+    boolean hasVersionedStore() {
+        return persistent;
+    }
+
+    /** The ids of the kinds with a versioned key-value store: the columns of {@link VersionedBenchmark}. */
+    static List<String> versionedIds() {
+        return Arrays.stream(values()).filter(StoreKind::hasVersionedStore).map(k -> k.id).toList();
+    }
+
+    /**
+     * Versioned key-value stores (KIP-889), {@link #HISTORY_RETENTION} and {@link #SEGMENT_INTERVAL}.
+     * Both suppliers' stores are Kafka's {@code VersionedKeyValueToBytesStoreAdapter} around the
+     * versioned store.
+     *
+     * @throws IllegalStateException for {@link #KAFKA_MEMORY}: Kafka has no in-memory versioned store
+     */
+    VersionedBytesStoreSupplier versionedSupplier() {
+        return switch (this) {
+            case TXN -> TxnStores.persistentTransactionalVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
+                    SEGMENT_INTERVAL, TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY -> TxnStores.persistentTransactionalVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
+                    SEGMENT_INTERVAL, TransactionStrategy.SECONDARY_STORE);
+            case KAFKA_TXN, KAFKA -> Stores.persistentVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
+                    SEGMENT_INTERVAL);
+            case KAFKA_MEMORY -> throw new IllegalStateException(id + ": Kafka has no in-memory versioned store");
         };
     }
 }
