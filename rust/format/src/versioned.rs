@@ -88,6 +88,10 @@ impl SegmentRow {
         loop {
             let valid_from = reader.i64()?;
             let size = reader.i32()?;
+            if size < -1 {
+                // Kafka reads any negative size as a tombstone but writes only -1; so do we
+                return Err(Malformed(format!("segment row of a versioned store: value size {size}")));
+            }
             let degenerate = headers.is_empty() && valid_from == next && valid_from == min && size < 0;
             if !(valid_from < newer || degenerate) || valid_from < min {
                 return Err(Malformed(format!(

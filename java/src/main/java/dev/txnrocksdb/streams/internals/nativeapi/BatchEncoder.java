@@ -26,28 +26,7 @@ public final class BatchEncoder {
      * @throws IllegalArgumentException if the encoded batch would exceed the largest Java array
      */
     public static <T> byte[] encode(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value) {
-        long size = 0;
-        for (T entry : entries) {
-            byte[] k = Objects.requireNonNull(key.apply(entry), "key cannot be null");
-            byte[] v = value.apply(entry);
-            size += Integer.BYTES + k.length + Integer.BYTES + (v == null ? 0 : v.length);
-        }
-        if (size > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("write batch of " + entries.size() + " entries needs " + size
-                + " bytes, more than one JNI call can carry; split it into smaller batches");
-        }
-        ByteBuffer out = ByteBuffer.allocate((int) size);
-        for (T entry : entries) {
-            byte[] k = key.apply(entry);
-            byte[] v = value.apply(entry);
-            out.putInt(k.length).put(k);
-            if (v == null) {
-                out.putInt(DELETE);
-            } else {
-                out.putInt(v.length).put(v);
-            }
-        }
-        return out.array();
+        return encode(entries, key, value, null);
     }
 
     /**
@@ -59,11 +38,18 @@ public final class BatchEncoder {
      */
     public static <T> byte[] encodeTimestamped(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value,
                                                ToLongFunction<T> timestamp) {
+        return encode(entries, key, value, Objects.requireNonNull(timestamp, "timestamp cannot be null"));
+    }
+
+    /** The one encoder: {@code timestamp} null leaves the timestamps out. */
+    private static <T> byte[] encode(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value,
+                                     ToLongFunction<T> timestamp) {
+        int timestampBytes = timestamp == null ? 0 : Long.BYTES;
         long size = 0;
         for (T entry : entries) {
             byte[] k = Objects.requireNonNull(key.apply(entry), "key cannot be null");
             byte[] v = value.apply(entry);
-            size += Integer.BYTES + k.length + Integer.BYTES + (v == null ? 0 : v.length) + Long.BYTES;
+            size += Integer.BYTES + k.length + Integer.BYTES + (v == null ? 0 : v.length) + timestampBytes;
         }
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("write batch of " + entries.size() + " entries needs " + size
@@ -79,7 +65,9 @@ public final class BatchEncoder {
             } else {
                 out.putInt(v.length).put(v);
             }
-            out.putLong(timestamp.applyAsLong(entry));
+            if (timestamp != null) {
+                out.putLong(timestamp.applyAsLong(entry));
+            }
         }
         return out.array();
     }
