@@ -8,7 +8,7 @@
 use crate::corruption::{self, CorruptionPolicy};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::tuning;
+use crate::tuning::Tuning;
 use txn_rocksdb_format::commit_record::CommitRecord;
 use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition, COMMIT_RECORD_KEY};
 use rust_rocksdb::statistics::StatsLevel;
@@ -148,14 +148,22 @@ impl Db {
     /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
     /// `corruption` opens it at the last consistent commit; other damage RocksDB finds at open
     /// fails with [`Error::Damaged`] (see [`CorruptionPolicy`]). With `statistics`, RocksDB collects
-    /// its statistics for this store (they cost a little on every operation).
-    pub(crate) fn open(path: &Path, sync_commit: bool, corruption: CorruptionPolicy, statistics: bool) -> Result<Db> {
+    /// its statistics for this store (they cost a little on every operation); `tuning` is the
+    /// user's RocksDB options for it.
+    pub(crate) fn open(
+        path: &Path,
+        sync_commit: bool,
+        corruption: CorruptionPolicy,
+        statistics: bool,
+        tuning: &Tuning,
+    ) -> Result<Db> {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
         corruption::check_not_marked(path)?;
-        let rocks = match wal_hole(path) {
-            Some(hole) => open_after_corruption(path, hole, corruption, statistics)?,
-            None => match open_rocks(path, DBRecoveryMode::TolerateCorruptedTailRecords, statistics) {
-                Err(e) if is_corruption(&e) => open_after_corruption(path, e.to_string(), corruption, statistics)?,
+        let opening = Opening { path, statistics, tuning };
+        let rocks = match wal_hole(&opening) {
+            Some(hole) => open_after_corruption(&opening, hole, corruption)?,
+            None => match opening.open(DBRecoveryMode::TolerateCorruptedTailRecords) {
+                Err(e) if is_corruption(&e) => open_after_corruption(&opening, e.to_string(), corruption)?,
                 opened => opened.map_err(|e| Error::storage(path, e))?,
             },
         };
@@ -296,21 +304,37 @@ impl Db {
     }
 }
 
-fn open_rocks(path: &Path, recovery: DBRecoveryMode, statistics: bool) -> std::result::Result<DB, rust_rocksdb::Error> {
-    // Tuning (`tuning.rs`) comes first: it cannot touch what is set here and in `options`.
-    let mut db_options = tuning::apply(path, options());
-    db_options.create_if_missing(true);
-    db_options.create_missing_column_families(true);
-    db_options.set_wal_recovery_mode(recovery);
-    if statistics {
-        db_options.enable_statistics();
-        db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
-    }
-    DB::open_cf_descriptors(&db_options, path, families(path))
+/// What every RocksDB open of one store takes: its directory, whether it collects statistics, and
+/// the user's tuning (applied first: it cannot touch what is set here and in `options`).
+struct Opening<'a> {
+    path: &'a Path,
+    statistics: bool,
+    tuning: &'a Tuning,
 }
 
-fn families(path: &Path) -> [ColumnFamilyDescriptor; 3] {
-    [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, tuning::apply(path, options())))
+impl Opening<'_> {
+    fn open(&self, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
+        let mut db_options = self.tuning.apply(self.path, options());
+        db_options.create_if_missing(true);
+        db_options.create_missing_column_families(true);
+        db_options.set_wal_recovery_mode(recovery);
+        if self.statistics {
+            db_options.enable_statistics();
+            db_options.set_statistics_level(StatsLevel::ExceptHistogramOrTimers);
+        }
+        DB::open_cf_descriptors(&db_options, self.path, self.families())
+    }
+
+    /// Read-only, in `recovery` mode (to see which commit a mode reaches).
+    fn open_read_only(&self, recovery: DBRecoveryMode) -> std::result::Result<DB, rust_rocksdb::Error> {
+        let mut read_only = options();
+        read_only.set_wal_recovery_mode(recovery);
+        DB::open_cf_descriptors_read_only(&read_only, self.path, self.families(), false)
+    }
+
+    fn families(&self) -> [ColumnFamilyDescriptor; 3] {
+        [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, self.tuning.apply(self.path, options())))
+    }
 }
 
 /// The error of a failed RocksDB call on the store in `path` (see [`Db::rocks_err`]).
@@ -335,14 +359,13 @@ pub(crate) fn is_corruption(e: &rust_rocksdb::Error) -> bool {
 /// the commits before the damage and discards the rest of the log. What it keeps is a prefix of
 /// the store's writes, so it is a commit's state, or a secondary-store copy cut short, which
 /// recovery rolls forward from its commit record. Any other damage is [`Error::Damaged`].
-fn open_after_corruption(path: &Path, corruption: String, policy: CorruptionPolicy, statistics: bool) -> Result<DB> {
+fn open_after_corruption(opening: &Opening<'_>, corruption: String, policy: CorruptionPolicy) -> Result<DB> {
+    let path = opening.path;
     let damaged = |e: String| Error::Damaged {
         path: path.display().to_string(),
         message: format!("RocksDB found damaged files at open: {e}"),
     };
-    let mut read_only = options();
-    read_only.set_wal_recovery_mode(DBRecoveryMode::PointInTime);
-    let offsets = match DB::open_cf_descriptors_read_only(&read_only, path, families(path), false) {
+    let offsets = match opening.open_read_only(DBRecoveryMode::PointInTime) {
         Ok(rocks) => consistent_offsets(&rocks, path)?,
         // not (only) the WAL: nothing to decide
         Err(_) => return Err(damaged(corruption)),
@@ -356,7 +379,8 @@ fn open_after_corruption(path: &Path, corruption: String, policy: CorruptionPoli
             last_consistent_offsets: offsets,
         });
     }
-    let rocks = open_rocks(path, DBRecoveryMode::PointInTime, statistics)
+    let rocks = opening
+        .open(DBRecoveryMode::PointInTime)
         .map_err(|e| if is_corruption(&e) { damaged(e.to_string()) } else { Error::storage(path, e) })?;
     log::warn!(
         "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
@@ -373,15 +397,14 @@ fn open_after_corruption(path: &Path, corruption: String, policy: CorruptionPoli
 /// read-only in both modes, a hole shows as two different commits: `PointInTime` stops at the cut.
 /// Then the damage is described (the open goes on as for a damaged WAL); else `None`. A single WAL
 /// (the usual case) needs no check: its cut end is a torn tail.
-fn wal_hole(path: &Path) -> Option<String> {
+fn wal_hole(opening: &Opening<'_>) -> Option<String> {
+    let path = opening.path;
     let wals = wal_files(path);
     if wals.split(", ").filter(|name| !name.is_empty()).count() < 2 {
         return None;
     }
     let reached = |mode: DBRecoveryMode| {
-        let mut read_only = options();
-        read_only.set_wal_recovery_mode(mode);
-        let rocks = DB::open_cf_descriptors_read_only(&read_only, path, families(path), false).ok()?;
+        let rocks = opening.open_read_only(mode).ok()?;
         consistent_offsets(&rocks, path).ok()
     };
     let tolerant = reached(DBRecoveryMode::TolerateCorruptedTailRecords)?;

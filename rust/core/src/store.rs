@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 /// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
 /// the store's format.
-fn open_and_recover(path: &Path, options: StoreOptions) -> Result<Arc<Db>> {
-    let db = Arc::new(Db::open(path, options.sync_commit, options.corruption, options.statistics)?);
+fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
+    let db = Arc::new(Db::open(path, options.sync_commit, options.corruption, options.statistics, &options.tuning)?);
     secondary::recover_at_open(&db)?;
     value_format::open_in(&db, options.value_format)?;
     Ok(db)
@@ -60,7 +60,7 @@ impl Strategy {
 }
 
 /// How a store behaves; fixed when it opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreOptions {
     /// true: writes are staged until [`KeyValueStore::commit`]; false: every write goes straight to
     /// RocksDB (write-through, as Kafka's non-transactional stores) and commit only records offsets.
@@ -80,6 +80,8 @@ pub struct StoreOptions {
     /// on every operation; Kafka's RocksDB stores collect them only under
     /// `metrics.recording.level=DEBUG`.
     pub statistics: bool,
+    /// The RocksDB options the user tuned for this store (`txn.rocksdb.options`).
+    pub tuning: crate::tuning::Tuning,
 }
 
 impl Default for StoreOptions {
@@ -91,6 +93,7 @@ impl Default for StoreOptions {
             corruption: CorruptionPolicy::Refuse,
             value_format: ValueFormat::Plain,
             statistics: false,
+            tuning: crate::tuning::Tuning::default(),
         }
     }
 }
@@ -136,7 +139,7 @@ impl KeyValueStore {
     /// handled as `options.corruption` says.
     pub fn open(path: impl AsRef<Path>, options: StoreOptions) -> Result<KeyValueStore> {
         let path = path.as_ref();
-        let db = match open_and_recover(path, options) {
+        let db = match open_and_recover(path, &options) {
             Err(Error::Damaged { message, .. }) if options.corruption == CorruptionPolicy::RestoreFromChangelog => {
                 let files = corruption::wipe(path)?;
                 log::warn!(
@@ -144,7 +147,7 @@ impl KeyValueStore {
                      were deleted: it opens empty, with no committed offset, and is restored from its changelog",
                     path.display()
                 );
-                let db = open_and_recover(path, options)?;
+                let db = open_and_recover(path, &options)?;
                 db.recovery.wiped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 db
             }
@@ -160,8 +163,8 @@ impl KeyValueStore {
     }
 
     /// The options the store was opened with.
-    pub fn options(&self) -> StoreOptions {
-        self.shared.options
+    pub fn options(&self) -> &StoreOptions {
+        &self.shared.options
     }
 
     /// The directory this store lives in.

@@ -3,15 +3,13 @@
 //! options when it opens, after the engine's. What correctness or the shared memory budget depends
 //! on is refused ([`FORBIDDEN`]), with the reason.
 //!
-//! The strings are registered per store name ([`set_for_store`]) before the store opens, as Kafka
-//! calls its `RocksDBConfigSetter` per store name; [`apply`] looks them up by the store directory's
-//! name.
+//! Each store opens with its own strings ([`Tuning`], in its `StoreOptions`), as Kafka calls its
+//! `RocksDBConfigSetter` per store: two applications in one JVM each get their own.
 
 use crate::error::{Error, Result};
 use rust_rocksdb::Options;
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 
 /// Options that cannot be tuned, and why.
 const FORBIDDEN: [(&str, &str); 23] = [
@@ -42,8 +40,6 @@ const FORBIDDEN: [(&str, &str); 23] = [
 
 /// Keys whose value is a nested `{...}` list that is checked too.
 const NESTED: [&str; 1] = ["block_based_table_factory"];
-
-static BY_STORE: Mutex<Option<HashMap<String, Vec<String>>>> = Mutex::new(None);
 
 /// The top-level `key=value` pairs of an option string (values may be `{...}`).
 fn pairs(options: &str) -> Result<Vec<(String, String)>> {
@@ -105,38 +101,32 @@ pub fn validate(options: &str) -> Result<()> {
     parse_onto(&mut Options::default(), options).map(drop)
 }
 
-/// Registers the option strings (applied in order, each validated) for the stores named
-/// `store_name` that open from now on; an empty list clears them.
-pub fn set_for_store(store_name: &str, options: &[&str]) -> Result<()> {
-    for one in options {
-        validate(one)?;
-    }
-    let mut by_store = BY_STORE.lock().unwrap_or_else(PoisonError::into_inner);
-    let by_store = by_store.get_or_insert_with(HashMap::new);
-    let options: Vec<String> = options.iter().filter(|o| !o.trim().is_empty()).map(|o| o.to_string()).collect();
-    if options.is_empty() {
-        by_store.remove(store_name);
-    } else {
-        by_store.insert(store_name.to_string(), options);
-    }
-    Ok(())
-}
+/// A store's RocksDB option strings, each checked ([`validate`]), applied in order when it opens,
+/// after the engine's own options. Cloning shares them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tuning(Arc<[String]>);
 
-/// `base` with the option strings registered for the store in `path` (named after its
-/// directory) applied; `base` itself when there are none. They were checked when registered
-/// ([`set_for_store`]); should RocksDB still refuse one here, it is skipped with a warning.
-pub(crate) fn apply(path: &Path, mut base: Options) -> Options {
-    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
-        return base;
-    };
-    let registered = BY_STORE.lock().unwrap_or_else(PoisonError::into_inner).as_ref().and_then(|m| m.get(name).cloned());
-    for options in registered.unwrap_or_default() {
-        match parse_onto(&mut base, &options) {
-            Ok(tuned) => base = tuned,
-            Err(e) => log::warn!("store {}: RocksDB options not applied: {e}", path.display()),
+impl Tuning {
+    /// The option strings (empty ones are skipped), each checked as the store's open would.
+    pub fn new(options: &[&str]) -> Result<Tuning> {
+        for one in options {
+            validate(one)?;
         }
+        Ok(Tuning(options.iter().filter(|o| !o.trim().is_empty()).map(|o| o.to_string()).collect()))
     }
-    base
+
+    /// `base` with these option strings applied; `base` itself when there are none. They were
+    /// checked when made ([`Tuning::new`]); should RocksDB still refuse one here, it is skipped
+    /// with a warning naming the store in `path`.
+    pub(crate) fn apply(&self, path: &Path, mut base: Options) -> Options {
+        for options in self.0.iter() {
+            match parse_onto(&mut base, options) {
+                Ok(tuned) => base = tuned,
+                Err(e) => log::warn!("store {}: RocksDB options not applied: {e}", path.display()),
+            }
+        }
+        base
+    }
 }
 
 #[cfg(test)]

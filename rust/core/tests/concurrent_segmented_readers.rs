@@ -97,7 +97,7 @@ fn committed_readers_never_see_a_torn_commit_or_a_half_dropped_segment() {
         let options = StoreOptions { strategy, ..StoreOptions::default() };
 
         let dir = tempfile::tempdir().unwrap();
-        let windows = Arc::new(WindowStore::open(dir.path(), options, GEOMETRY).unwrap());
+        let windows = Arc::new(WindowStore::open(dir.path(), options.clone(), GEOMETRY).unwrap());
         let reader = windows.clone();
         race(
             &format!("window store, {strategy:?}"),

@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use txn_rocksdb::stats::Stat;
-use txn_rocksdb::{tuning, CorruptionPolicy, Error, StoreOptions, Strategy};
+use txn_rocksdb::tuning::Tuning;
+use txn_rocksdb::{CorruptionPolicy, Error, StoreOptions, Strategy};
 
 mod common;
 use common::{copy_dir, Dump, Kind, Subject};
@@ -70,9 +71,8 @@ fn file_kind(name: &str) -> Option<&'static str> {
 /// uncommitted transaction; returns the committed state after each commit (index 0: empty). With
 /// `settle`, waits for the flushes and compactions the commits started before it closes the store.
 fn build(dir: &Path, kind: Kind, strategy: Strategy, settle: bool) -> Vec<Dump> {
-    let name = dir.file_name().unwrap().to_str().unwrap();
-    tuning::set_for_store(name, &["write_buffer_size=65536", "level0_file_num_compaction_trigger=3"]).unwrap();
-    let s = Subject::open(kind, dir, strategy);
+    let tuning = Tuning::new(&["write_buffer_size=65536", "level0_file_num_compaction_trigger=3"]).unwrap();
+    let s = Subject::open_with(kind, dir, StoreOptions { strategy, tuning, ..StoreOptions::default() }).unwrap();
     let mut states = vec![s.dump()];
     for t in 0..COMMITS {
         // several transactions' writes per commit: a few KiB, so memtables flush every few commits
@@ -127,7 +127,7 @@ struct Tally {
 /// Opens the damaged copy as `policy` says and checks that the outcome is one of the three.
 fn check(copy: &Path, kind: Kind, strategy: Strategy, policy: CorruptionPolicy, states: &[Dump], what: &str, tally: &mut Tally) {
     let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
-    let s = match Subject::open_with(kind, copy, options) {
+    let s = match Subject::open_with(kind, copy, options.clone()) {
         Ok(s) => s,
         Err(e) => {
             assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: a store with a changelog refused to open: {e}");

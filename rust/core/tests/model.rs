@@ -75,7 +75,7 @@ fn tp() -> TopicPartition {
 fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
     let dir = tempfile::tempdir().unwrap();
     let opts = StoreOptions { transactional, sync_commit: false, strategy, ..StoreOptions::default() };
-    let mut db = Some(KeyValueStore::open(dir.path(), opts).unwrap());
+    let mut db = Some(KeyValueStore::open(dir.path(), opts.clone()).unwrap());
     let mut m = Model::default();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -131,7 +131,7 @@ fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
             }
             Op::Reopen => {
                 drop(db.take());
-                db = Some(KeyValueStore::open(dir.path(), opts).unwrap());
+                db = Some(KeyValueStore::open(dir.path(), opts.clone()).unwrap());
                 if transactional {
                     m.staged.clear();
                 }

@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use txn_rocksdb::stats::Stat;
-use txn_rocksdb::{tuning, CorruptionPolicy, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
+use txn_rocksdb::tuning::Tuning;
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 const KEYS: u64 = 300;
 const WRITES_PER_COMMIT: u64 = 12;
@@ -73,10 +74,10 @@ fn strategy() -> Strategy {
 
 fn open(dir: &Path, strategy: Strategy, sync_commit: bool) -> txn_rocksdb::Result<KeyValueStore> {
     // 64 KiB memtables: the store flushes to SST files (and compacts) every few commits.
-    tuning::set_for_store(STORE_NAME, &["write_buffer_size=65536", "level0_file_num_compaction_trigger=2"]).unwrap();
+    let tuning = Tuning::new(&["write_buffer_size=65536", "level0_file_num_compaction_trigger=2"]).unwrap();
     // The store has a changelog: if it cannot prove a commit's state, it heals from it.
     let corruption = CorruptionPolicy::RestoreFromChangelog;
-    KeyValueStore::open(dir, StoreOptions { strategy, sync_commit, corruption, ..StoreOptions::default() })
+    KeyValueStore::open(dir, StoreOptions { strategy, sync_commit, corruption, tuning, ..StoreOptions::default() })
 }
 
 /// The child: commits until it is killed, acknowledging each commit on stdout once it returned.

@@ -104,7 +104,7 @@ fn win_op() -> impl Strategy<Value = WinOp> {
 fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
     let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(WindowStore::open(dir.path(), opts, GEOMETRY).unwrap());
+    let mut db = Some(WindowStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -142,7 +142,7 @@ fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
             }
             WinOp::Reopen => {
                 drop(db.take());
-                db = Some(WindowStore::open(dir.path(), opts, GEOMETRY).unwrap());
+                db = Some(WindowStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
                 m.reopen();
             }
         }
@@ -177,7 +177,7 @@ fn sess_op() -> impl Strategy<Value = SessOp> {
 fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
     let opts = StoreOptions { strategy, ..StoreOptions::default() };
     let dir = tempfile::tempdir().unwrap();
-    let mut db = Some(SessionStore::open(dir.path(), opts, GEOMETRY).unwrap());
+    let mut db = Some(SessionStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
     let mut m = Model::new();
     for op in ops {
         let s = db.as_ref().unwrap();
@@ -220,7 +220,7 @@ fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
             }
             SessOp::Reopen => {
                 drop(db.take());
-                db = Some(SessionStore::open(dir.path(), opts, GEOMETRY).unwrap());
+                db = Some(SessionStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
                 m.reopen();
             }
         }

@@ -22,7 +22,7 @@ fn statistics_follow_the_store() {
     assert_eq!(value(&plain, Stat::BytesWritten), UNAVAILABLE, "RocksDB statistics are off unless turned on");
 
     let options = StoreOptions { strategy: Strategy::SecondaryStore, statistics: true, ..StoreOptions::default() };
-    let store = KeyValueStore::open(dir.path().join("counted"), options).unwrap();
+    let store = KeyValueStore::open(dir.path().join("counted"), options.clone()).unwrap();
     // a new store writes one record at open, its value format (`value_format.rs`), and nothing else
     let at_open = value(&store, Stat::BytesWritten);
     assert!((1..64).contains(&at_open), "{at_open} bytes written at open");

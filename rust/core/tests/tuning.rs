@@ -1,7 +1,8 @@
-//! RocksDB options tuned per store name (`tuning::set_for_store`) reach the store's RocksDB.
+//! RocksDB options tuned for one store (`StoreOptions::tuning`) reach that store's RocksDB, and only it.
 
 use txn_rocksdb::stats::Stat;
-use txn_rocksdb::{tuning, KeyValueStore, StoreOptions, TopicPartition};
+use txn_rocksdb::tuning::Tuning;
+use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 fn fill(store: &KeyValueStore) {
     let tp = TopicPartition { topic: "tuning-changelog".into(), partition: 0 };
@@ -16,8 +17,8 @@ fn fill(store: &KeyValueStore) {
 #[test]
 fn a_small_write_buffer_for_one_store_makes_it_flush() {
     let dir = tempfile::tempdir().unwrap();
-    tuning::set_for_store("small-buffers", &["write_buffer_size=262144", "max_write_buffer_number=2"]).unwrap();
-    let tuned = KeyValueStore::open(dir.path().join("small-buffers"), StoreOptions::default()).unwrap();
+    let tuning = Tuning::new(&["write_buffer_size=262144", "max_write_buffer_number=2"]).unwrap();
+    let tuned = KeyValueStore::open(dir.path().join("small-buffers"), StoreOptions { tuning, ..StoreOptions::default() }).unwrap();
     let untuned = KeyValueStore::open(dir.path().join("default-buffers"), StoreOptions::default()).unwrap();
     fill(&tuned);
     fill(&untuned);
@@ -33,11 +34,10 @@ fn a_small_write_buffer_for_one_store_makes_it_flush() {
     };
     assert!(sst(&tuned) > 0, "3 MB through 256 KiB memtables reach SST files");
     assert_eq!(untuned.stats()[Stat::LiveSstFilesSize as usize], 0, "the other store keeps its 16 MiB memtables");
-    tuning::set_for_store("small-buffers", &[]).unwrap();
 }
 
 #[test]
 fn a_forbidden_option_is_refused_before_any_store_opens() {
-    let e = tuning::set_for_store("refused", &["atomic_flush=false"]).unwrap_err().to_string();
+    let e = Tuning::new(&["write_buffer_size=262144", "atomic_flush=false"]).unwrap_err().to_string();
     assert!(e.contains("'atomic_flush' cannot be changed"), "{e}");
 }

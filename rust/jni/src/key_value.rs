@@ -25,6 +25,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     corruption: JString<'l>,
     value_format: JString<'l>,
     statistics: jboolean,
+    rocksdb_options: JString<'l>,
+    store_rocksdb_options: JString<'l>,
 ) -> jlong {
     run(&mut env, |env| {
         let (path, options) = open_options(
@@ -37,6 +39,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
                 corruption: &corruption,
                 value_format: &value_format,
                 statistics,
+                rocksdb_options: &rocksdb_options,
+                store_rocksdb_options: &store_rocksdb_options,
             },
         )?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))

@@ -13,6 +13,7 @@ use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::tuning::Tuning;
 use txn_rocksdb::versioned::VersionedStore;
 use txn_rocksdb::window::WindowStore;
 use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, ValueFormat};
@@ -104,6 +105,9 @@ pub(crate) struct OpenArguments<'a, 'l> {
     pub(crate) corruption: &'a JString<'l>,
     pub(crate) value_format: &'a JString<'l>,
     pub(crate) statistics: jboolean,
+    /// The RocksDB options for every store, then this store's own (`txn.rocksdb.options`).
+    pub(crate) rocksdb_options: &'a JString<'l>,
+    pub(crate) store_rocksdb_options: &'a JString<'l>,
 }
 
 /// The directory and options every kind's `open` takes, from its Java arguments.
@@ -119,6 +123,9 @@ pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) 
     let corruption = CorruptionPolicy::parse(&named(env, arguments.corruption, "corruption policy")?)?;
     let value_format = named(env, arguments.value_format, "value format")?;
     let value_format = ValueFormat::parse(&value_format).ok_or_else(|| invalid(format!("unknown value format '{value_format}'")))?;
+    let every_store = named(env, arguments.rocksdb_options, "RocksDB options")?;
+    let this_store = named(env, arguments.store_rocksdb_options, "RocksDB options")?;
+    let tuning = Tuning::new(&[&every_store, &this_store])?;
     Ok((
         path,
         StoreOptions {
@@ -128,6 +135,7 @@ pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) 
             corruption,
             value_format,
             statistics: flag(arguments.statistics),
+            tuning,
         },
     ))
 }

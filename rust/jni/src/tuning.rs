@@ -1,5 +1,5 @@
 //! Exported functions of `NativeTuning.java`: RocksDB option strings (`txn.rocksdb.options`),
-//! checked and registered by the engine (`txn_rocksdb::tuning`).
+//! checked by the engine (`txn_rocksdb::tuning`); each store's open then takes its own (`store.rs`).
 
 use crate::ffi::{invalid, run, NativeResult};
 use jni::objects::{JClass, JString};
@@ -22,23 +22,5 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeTun
     run(&mut env, |env| {
         let options = text(env, &options, "RocksDB options")?;
         Ok(txn_rocksdb::tuning::validate(&options)?)
-    })
-}
-
-/// Registers the option strings (all stores' first, then the store's own) for the stores named
-/// `storeName` that open from now on.
-#[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeTuning_setForStore<'l>(
-    mut env: EnvUnowned<'l>,
-    _class: JClass<'l>,
-    store_name: JString<'l>,
-    every_store: JString<'l>,
-    this_store: JString<'l>,
-) {
-    run(&mut env, |env| {
-        let name = text(env, &store_name, "store name")?;
-        let every_store = text(env, &every_store, "RocksDB options")?;
-        let this_store = text(env, &this_store, "RocksDB options")?;
-        Ok(txn_rocksdb::tuning::set_for_store(&name, &[&every_store, &this_store])?)
     })
 }

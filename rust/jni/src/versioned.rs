@@ -37,6 +37,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
     corruption: JString<'l>,
     value_format: JString<'l>,
     statistics: jboolean,
+    rocksdb_options: JString<'l>,
+    store_rocksdb_options: JString<'l>,
     history_retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
@@ -51,6 +53,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
                 corruption: &corruption,
                 value_format: &value_format,
                 statistics,
+                rocksdb_options: &rocksdb_options,
+                store_rocksdb_options: &store_rocksdb_options,
             },
         )?;
         let geometry = VersionedOptions { history_retention_ms, segment_interval_ms };

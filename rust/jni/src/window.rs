@@ -25,6 +25,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
     corruption: JString<'l>,
     value_format: JString<'l>,
     statistics: jboolean,
+    rocksdb_options: JString<'l>,
+    store_rocksdb_options: JString<'l>,
     retention_ms: jlong,
     segment_interval_ms: jlong,
     retention_edge_included: jboolean,
@@ -40,6 +42,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
                 corruption: &corruption,
                 value_format: &value_format,
                 statistics,
+                rocksdb_options: &rocksdb_options,
+                store_rocksdb_options: &store_rocksdb_options,
             },
         )?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };

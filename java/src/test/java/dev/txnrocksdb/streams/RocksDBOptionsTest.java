@@ -55,6 +55,33 @@ class RocksDBOptionsTest {
         }
     }
 
+    /**
+     * Two applications in one JVM, each with a store named "counts" and its own
+     * {@code txn.rocksdb.options.counts}, both open at once: each store gets its application's
+     * options. They travel with each store's open ({@code OpenOptions}); until 2026-12 they went
+     * through a process-wide table by store name, filled just before each open, so two stream
+     * threads opening stores of the same name at the same time could each get the other's.
+     */
+    @Test
+    void twoApplicationsWithTheSameStoreNameEachGetTheirOwnOptions() throws Exception {
+        TestStateStoreContext small = new TestStateStoreContext(dir.resolve("app-small").toFile())
+            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=262144");
+        TestStateStoreContext large = new TestStateStoreContext(dir.resolve("app-large").toFile())
+            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=67108864");
+        TxnKeyValueStore first = new TxnKeyValueStore("counts", true);
+        TxnKeyValueStore second = new TxnKeyValueStore("counts", true);
+        // init both before either writes
+        StoreFixture.open(first, small);
+        StoreFixture.open(second, large);
+        try {
+            assertTrue(liveSstBytesAfterWriting(first) > 0, "the first application's 256 KiB memtables flush");
+            assertEquals(0, liveSstBytesAfterWriting(second), "the second application's 64 MiB memtables do not");
+        } finally {
+            first.close();
+            second.close();
+        }
+    }
+
     @Test
     void anOptionCorrectnessDependsOnFailsTheStoresInit() {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())

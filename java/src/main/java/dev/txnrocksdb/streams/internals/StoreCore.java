@@ -3,7 +3,6 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.io.IOException;
@@ -127,10 +126,10 @@ public final class StoreCore<S extends NativeStore> {
         boolean statistics = RecordingLevel.DEBUG.name().equalsIgnoreCase(
             ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         String[] rocksDBOptions = settings.rocksDBOptions(name);
-        NativeTuning.configure(name, rocksDBOptions[0], rocksDBOptions[1]);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
-            settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics));
+            settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics, rocksDBOptions[0],
+            rocksDBOptions[1]));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);

@@ -26,7 +26,7 @@ public final class NativeKeyValueStore extends NativeStore {
      */
     public static NativeKeyValueStore open(String storeName, Path dir, OpenOptions options) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics());
+            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions());
         return new NativeKeyValueStore(storeName, handle);
     }
 
@@ -131,7 +131,8 @@ public final class NativeKeyValueStore extends NativeStore {
      *     ("unknown transaction strategy ...")
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics);
+                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
+                                    String storeRocksDBOptions);
 
     private static native byte[] get(long handle, byte[] key, boolean committedOnly);
 

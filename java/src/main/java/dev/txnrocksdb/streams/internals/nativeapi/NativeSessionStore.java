@@ -36,7 +36,7 @@ public final class NativeSessionStore extends NativeStore {
     public static NativeSessionStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
                                           long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), retentionMs, segmentIntervalMs);
+            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), retentionMs, segmentIntervalMs);
         return new NativeSessionStore(storeName, handle);
     }
 
@@ -128,7 +128,8 @@ public final class NativeSessionStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics, long retentionMs, long segmentIntervalMs);
+                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
+                                    String storeRocksDBOptions, long retentionMs, long segmentIntervalMs);
 
     private static native boolean put(long handle, byte[] key, long start, long end, byte[] aggregate);
 

@@ -2,7 +2,8 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 /**
  * RocksDB option strings for the stores ({@code txn.rocksdb.options}), checked by RocksDB's own
- * parser and by the engine's list of options correctness depends on. Natives in
+ * parser and by the engine's list of options correctness depends on, when the configuration is
+ * read (each store's open then takes its strings in {@link OpenOptions}). Natives in
  * {@code rust/jni/src/tuning.rs}; the rules in {@code rust/core/src/tuning.rs}.
  */
 public final class NativeTuning {
@@ -22,19 +23,7 @@ public final class NativeTuning {
         validate(options);
     }
 
-    /**
-     * Sets the option strings for the stores named {@code storeName} that open from now on: the
-     * one for every store, then the store's own (each may be empty).
-     *
-     * @throws IllegalArgumentException as {@link #check}
-     */
-    public static void configure(String storeName, String everyStore, String thisStore) {
-        setForStore(storeName, everyStore, thisStore);
-    }
-
     // ---------------------------------------------------------------- natives (rust/jni/src/tuning.rs)
 
     private static native void validate(String options);
-
-    private static native void setForStore(String storeName, String everyStore, String thisStore);
 }

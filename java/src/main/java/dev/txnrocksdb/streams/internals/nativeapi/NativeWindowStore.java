@@ -49,7 +49,7 @@ public final class NativeWindowStore extends NativeStore {
     public static NativeWindowStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
                                          long segmentIntervalMs, RetentionEdge edge) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), retentionMs, segmentIntervalMs,
+            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), retentionMs, segmentIntervalMs,
             edge == RetentionEdge.INCLUDED);
         return new NativeWindowStore(storeName, handle);
     }
@@ -124,7 +124,8 @@ public final class NativeWindowStore extends NativeStore {
      * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics, long retentionMs, long segmentIntervalMs,
+                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
+                                    String storeRocksDBOptions, long retentionMs, long segmentIntervalMs,
                                     boolean retentionEdgeIncluded);
 
     private static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);

@@ -15,6 +15,8 @@ public final class OpenOptions {
     private final CorruptionPolicy corruption;
     private final ValueFormat valueFormat;
     private final boolean statistics;
+    private final String rocksDBOptions;
+    private final String storeRocksDBOptions;
 
     /**
      * @param transactional true: writes are staged until {@link NativeStore#commit}; false: write-through
@@ -26,16 +28,21 @@ public final class OpenOptions {
      * @param statistics whether RocksDB collects its statistics for the store (bytes written and
      *     read, block cache hits), which cost a little on every operation; Kafka's RocksDB stores
      *     collect them only under {@code metrics.recording.level=DEBUG}
-     * @throws NullPointerException if {@code strategy}, {@code corruption} or {@code valueFormat} is null
+     * @param rocksDBOptions the RocksDB options for every store ({@code txn.rocksdb.options}; may be empty)
+     * @param storeRocksDBOptions this store's own RocksDB options, applied after them (may be empty)
+     * @throws NullPointerException if {@code strategy}, {@code corruption}, {@code valueFormat} or an
+     *     options string is null
      */
     public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption,
-                       ValueFormat valueFormat, boolean statistics) {
+                       ValueFormat valueFormat, boolean statistics, String rocksDBOptions, String storeRocksDBOptions) {
         this.transactional = transactional;
         this.syncCommit = syncCommit;
         this.strategy = Objects.requireNonNull(strategy, "strategy");
         this.corruption = Objects.requireNonNull(corruption, "corruption");
         this.valueFormat = Objects.requireNonNull(valueFormat, "valueFormat");
         this.statistics = statistics;
+        this.rocksDBOptions = Objects.requireNonNull(rocksDBOptions, "rocksDBOptions");
+        this.storeRocksDBOptions = Objects.requireNonNull(storeRocksDBOptions, "storeRocksDBOptions");
     }
 
     /** Whether writes are staged until the commit (false: write-through). */
@@ -68,9 +75,20 @@ public final class OpenOptions {
         return statistics;
     }
 
+    /** The RocksDB options for every store (RocksDB's option-string syntax; may be empty). */
+    public String rocksDBOptions() {
+        return rocksDBOptions;
+    }
+
+    /** This store's own RocksDB options, applied after {@link #rocksDBOptions()} (may be empty). */
+    public String storeRocksDBOptions() {
+        return storeRocksDBOptions;
+    }
+
     @Override
     public String toString() {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
-            + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics + "}";
+            + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics + ", rocksDBOptions=" + rocksDBOptions + ", storeRocksDBOptions="
+            + storeRocksDBOptions + "}";
     }
 }
