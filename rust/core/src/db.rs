@@ -160,6 +160,9 @@ impl Db {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
         corruption::check_not_marked(path)?;
         let opening = Opening { path, statistics, tuning };
+        if let Some(damage) = damaged_wal(path) {
+            set_aside_damaged_wal(&opening, damage, corruption)?;
+        }
         let rocks = match wal_hole(&opening) {
             Some(hole) => open_after_corruption(&opening, hole, corruption)?,
             None => match opening.open(DBRecoveryMode::TolerateCorruptedTailRecords) {
@@ -389,6 +392,140 @@ fn open_after_corruption(opening: &Opening<'_>, corruption: String, policy: Corr
         path.display()
     );
     Ok(rocks)
+}
+
+/// A WAL file damaged before its end (see `txn_rocksdb_format::wal`), found before RocksDB
+/// replays it: RocksDB 11.12's log reader can loop forever on some garbled records, in every
+/// recovery mode.
+struct WalDamage {
+    /// The WAL files in replay order: the damaged one first, then every newer one.
+    files: Vec<PathBuf>,
+    /// Where the intact records of the damaged file end.
+    at: usize,
+    message: String,
+}
+
+/// The store's WAL files, oldest first (RocksDB numbers them in creation order).
+fn wal_paths(path: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .filter_map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let number = name.strip_suffix(".log")?.parse::<u64>().ok()?;
+                    Some((number, e.path()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files.into_iter().map(|(_, path)| path).collect()
+}
+
+/// The first WAL file whose records are damaged before its end: garbled records with intact ones
+/// after them, or an older file cut short (RocksDB's tolerant mode would replay the newer files
+/// around the gap). A torn last record of the newest file is not damage: RocksDB drops it.
+fn damaged_wal(path: &Path) -> Option<WalDamage> {
+    use txn_rocksdb_format::wal::{scan, WalScan};
+    let files = wal_paths(path);
+    for (i, file) in files.iter().enumerate() {
+        let Ok(bytes) = std::fs::read(file) else { continue };
+        let newest = i + 1 == files.len();
+        let (at, what) = match scan(&bytes) {
+            WalScan::Intact => continue,
+            WalScan::TornTail { .. } if newest => continue,
+            WalScan::TornTail { at } => (at, format!("it ends in a record cut short at byte {at}, before newer WAL files")),
+            WalScan::Damaged { at, reason } => (at, reason),
+        };
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        return Some(WalDamage {
+            files: files[i..].to_vec(),
+            at,
+            message: format!("WAL file {name} ({} bytes) is damaged: {what}", bytes.len()),
+        });
+    }
+    None
+}
+
+/// Handles a damaged WAL before RocksDB reads it. The commits before the damage are the intact
+/// records of the damaged file (and every older file): a view of the store with that file cut at
+/// the damage and the newer files left out is opened read-only to read their offsets. Then, as
+/// `policy` says, the store refuses ([`Error::CorruptedWal`], naming those offsets), or the damaged
+/// file and the newer ones are moved to `damaged-wal-<time>/` inside the store (kept for
+/// inspection, never replayed) and the cut file takes the damaged one's place, so the open goes on
+/// at the last commit before the damage.
+fn set_aside_damaged_wal(opening: &Opening<'_>, damage: WalDamage, policy: CorruptionPolicy) -> Result<()> {
+    let path = opening.path;
+    let io = |e: std::io::Error| Error::storage(path, e);
+    let damaged = &damage.files[0];
+    let bytes = std::fs::read(damaged).map_err(io)?;
+    let kept = &bytes[..damage.at.min(bytes.len())];
+    let offsets = offsets_before(opening, &damage, kept).map_or_else(|e| format!("unknown ({e})"), |o| format!("{o:?}"));
+    if !policy.opens_at_last_consistent_commit() {
+        return Err(Error::CorruptedWal {
+            path: path.display().to_string(),
+            message: damage.message,
+            last_consistent_offsets: offsets,
+        });
+    }
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let aside = path.join(format!("damaged-wal-{secs}"));
+    std::fs::create_dir_all(&aside).map_err(io)?;
+    for file in &damage.files {
+        if let Some(name) = file.file_name() {
+            std::fs::rename(file, aside.join(name)).map_err(io)?;
+        }
+    }
+    write_synced(damaged, kept).map_err(io)?;
+    std::fs::File::open(path).and_then(|dir| dir.sync_all()).map_err(io)?;
+    log::warn!(
+        "store {}: {}. The store opens at the last commit before the damage, changelog offsets {offsets}; every \
+         commit after it is lost from this store and is restored from the changelog. The damaged WAL files were \
+         moved to {}",
+        path.display(),
+        damage.message,
+        aside.display()
+    );
+    Ok(())
+}
+
+fn write_synced(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::fs::File::create(file)?;
+    out.write_all(bytes)?;
+    out.sync_all()
+}
+
+/// The offsets of the commit a store reaches when its WAL stops where `kept` ends: read from a
+/// sibling directory holding the store's files (hard links, copies where linking fails) with the
+/// damaged WAL cut and the newer ones left out, opened read-only and then deleted.
+fn offsets_before(opening: &Opening<'_>, damage: &WalDamage, kept: &[u8]) -> Result<Vec<(TopicPartition, i64)>> {
+    let path = opening.path;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let view = path.with_file_name(format!(".{name}.wal-view-{}", std::process::id()));
+    let io = |e: std::io::Error| Error::storage(path, e);
+    let _ = std::fs::remove_dir_all(&view);
+    std::fs::create_dir_all(&view).map_err(io)?;
+    let result = (|| {
+        for entry in std::fs::read_dir(path).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            let from = entry.path();
+            if !entry.file_type().map_err(io)?.is_file() || damage.files.contains(&from) || entry.file_name() == "LOCK" {
+                continue;
+            }
+            let to = view.join(entry.file_name());
+            if std::fs::hard_link(&from, &to).is_err() {
+                std::fs::copy(&from, &to).map_err(io)?;
+            }
+        }
+        write_synced(&view.join(damage.files[0].file_name().unwrap_or_default()), kept).map_err(io)?;
+        let inside = Opening { path: &view, statistics: false, tuning: opening.tuning };
+        let rocks = inside.open_read_only(DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, e))?;
+        consistent_offsets(&rocks, path)
+    })();
+    let _ = std::fs::remove_dir_all(&view);
+    result
 }
 
 /// A hole in the write-ahead log: with several WAL files, RocksDB's `TolerateCorruptedTailRecords`

@@ -100,3 +100,75 @@ fn a_torn_last_record_is_tolerated_without_recovery_allowed() {
         assert!(offsets[0].1 < 400, "{strategy:?}: the torn last commit cannot have landed: {offsets:?}");
     }
 }
+
+/// Issue 18's reproduction, the case that once hung: large commits (the store rolls over to a
+/// second WAL file as its memtables flush), then 4 KiB garbled in the middle of the larger, older
+/// WAL file, for several garblings. RocksDB 11.12's log reader can loop forever on such records in
+/// every recovery mode (it did on one of these garblings in the Java reproduction test), so the
+/// store finds the damage itself before RocksDB replays anything. Every open must return within a
+/// minute, at a commit boundary or refusing.
+#[test]
+fn an_older_wal_garbled_in_its_middle_never_hangs_the_open() {
+    for seed in 0..6u64 {
+        for open_at_last in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().to_path_buf();
+            {
+                let store = KeyValueStore::open(&path, StoreOptions::default()).unwrap();
+                for commit in 1..=5u64 {
+                    for i in 0..1_200u32 {
+                        store.put(format!("c{commit}-{i:05}").as_bytes(), Some(&[commit as u8; 4096])).unwrap();
+                    }
+                    store.commit(&[(tp(), Some(commit as i64))], None).unwrap();
+                }
+            }
+            let mut wals: Vec<_> = std::fs::read_dir(&path)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "log"))
+                .collect();
+            wals.sort_by_key(|p| std::fs::metadata(p).unwrap().len());
+            assert!(wals.len() >= 2, "the store rolled over to a second WAL file: {wals:?}");
+            let largest = wals.last().unwrap().clone();
+            let mut bytes = std::fs::read(&largest).unwrap();
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let at = bytes.len() / 2 - 2048 + (x % 4096) as usize;
+            for b in bytes.iter_mut().skip(at).take(4096) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            std::fs::write(&largest, bytes).unwrap();
+
+            let (done, outcome) = std::sync::mpsc::channel();
+            let opening = path.clone();
+            std::thread::spawn(move || {
+                let result = KeyValueStore::open(&opening, options(Strategy::IndexedBatch, open_at_last)).map(|store| {
+                    let committed = store.committed_offsets().unwrap().first().map_or(0, |(_, o)| *o);
+                    let keys = committed_keys(&store);
+                    (committed, keys)
+                });
+                let _ = done.send(result);
+            });
+            let result = outcome
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("seed {seed}: the open did not return within a minute ({} WAL files)", wals.len()));
+            match result {
+                Ok((committed, keys)) => {
+                    assert!(open_at_last, "seed {seed}: opened by default with a damaged WAL");
+                    let aside = std::fs::read_dir(&path).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("damaged-wal-"));
+                    assert!(aside, "seed {seed}: the damaged WAL files were kept aside");
+                    for commit in 1..=5i64 {
+                        let held = keys.iter().filter(|k| k.starts_with(format!("c{commit}-").as_bytes())).count();
+                        assert_eq!(held, if commit <= committed { 1_200 } else { 0 }, "seed {seed}: offset {committed}, commit {commit}");
+                    }
+                }
+                Err(e) => {
+                    assert!(!open_at_last || !matches!(e, Error::CorruptedWal { .. }), "seed {seed}: {e}");
+                    assert!(matches!(e, Error::CorruptedWal { .. } | Error::Damaged { .. }), "seed {seed}: {e:?}");
+                }
+            }
+        }
+    }
+}

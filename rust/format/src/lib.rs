@@ -15,6 +15,7 @@
 //! - [`temporary`]: the secondary-store strategy's temporary-store keys and values.
 //! - [`value_format`]: which of Kafka's value formats a store holds, and the upgrades between them.
 //! - [`versioned`]: the versioned key-value store's latest values and segment rows (Kafka's layouts).
+//! - [`wal`]: RocksDB's write-ahead log records, scanned for damage before RocksDB replays them.
 //! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks, versioned reads).
 
 pub mod commit_record;
@@ -27,6 +28,7 @@ pub mod session_key;
 pub mod temporary;
 pub mod value_format;
 pub mod versioned;
+pub mod wal;
 pub mod window_key;
 pub mod wire;
 

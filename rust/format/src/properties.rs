@@ -128,15 +128,25 @@ pub fn versioned(bytes: &[u8]) {
     }
 }
 
+/// Any bytes as a WAL file: the scan never panics and any damage it reports lies inside the file.
+pub fn wal(bytes: &[u8]) {
+    use crate::wal::{scan, WalScan};
+    match scan(bytes) {
+        WalScan::Intact => {}
+        WalScan::TornTail { at } | WalScan::Damaged { at, .. } => assert!(at < bytes.len()),
+    }
+}
+
 /// A property: panics when a decoder breaks its contract on `bytes`.
 pub type Property = fn(&[u8]);
 
 /// Every target by name (the fuzz binaries' names).
-pub const TARGETS: [(&str, Property); 6] = [
+pub const TARGETS: [(&str, Property); 7] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
     ("offsets", offsets),
     ("jni_wire", jni_wire),
     ("versioned", versioned),
+    ("wal", wal),
 ];
