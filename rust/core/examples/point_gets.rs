@@ -1,0 +1,83 @@
+//! Random point gets (hits) on a store of N committed keys (16 B keys, 100 B values), all in SST
+//! files (the store is reopened after loading, which flushes what the WAL recovered, and the
+//! compactions are let settle), with the default memory budget: the engine's point reads at any
+//! state size, for comparing table layouts (`docs/profiles.md`, "Point gets at every state size").
+//!
+//!     cargo run --release --example point_gets -- <keys> [seconds per round]
+//!
+//! `TXN_TUNING` adds RocksDB options to the store, as `txn.rocksdb.options` would, e.g.
+//! `TXN_TUNING='block_based_table_factory={index_type=kBinarySearch;partition_filters=false}'`.
+
+use std::time::{Duration, Instant};
+use txn_rocksdb::tuning::Tuning;
+use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
+
+fn key(i: u64) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
+    key[8..].copy_from_slice(&i.to_be_bytes());
+    key
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let keys: u64 = args.get(1).map_or(100_000, |a| a.parse().unwrap());
+    let seconds: u64 = args.get(2).map_or(5, |a| a.parse().unwrap());
+    let tuning_text = std::env::var("TXN_TUNING").unwrap_or_default();
+    let tuning = Tuning::new(&[&tuning_text]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let options = StoreOptions { tuning, ..StoreOptions::default() };
+    let tp = TopicPartition { topic: "c".into(), partition: 0 };
+    {
+        let store = KeyValueStore::open(dir.path(), options.clone()).unwrap();
+        let started = Instant::now();
+        for i in 0..keys {
+            store.put(&key(i), Some(&[7u8; 100])).unwrap();
+            if (i + 1) % 10_000 == 0 {
+                store.commit(&[(tp.clone(), Some(i as i64))], None).unwrap();
+            }
+        }
+        store.commit(&[(tp.clone(), Some(keys as i64))], None).unwrap();
+        eprintln!("loaded {keys} keys in {:?}", started.elapsed());
+    }
+    let store = KeyValueStore::open(dir.path(), options).unwrap();
+    let mut x = 88172645463325252u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % keys
+    };
+    // let the compactions the load started settle, so every variant reads the same shape of tree
+    let settle = Instant::now();
+    loop {
+        let stats = store.stats();
+        let busy = stats[txn_rocksdb::stats::Stat::NumRunningCompactions as usize] > 0
+            || stats[txn_rocksdb::stats::Stat::NumRunningFlushes as usize] > 0
+            || stats[txn_rocksdb::stats::Stat::EstimatePendingCompactionBytes as usize] > 0;
+        if !busy || settle.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    eprintln!("settled in {:?}", settle.elapsed());
+    // warm up
+    let warm = Instant::now();
+    while warm.elapsed() < Duration::from_secs(2) {
+        for _ in 0..1000 {
+            store.get_with(&key(next()), false, |v| assert!(v.is_some())).unwrap();
+        }
+    }
+    for round in 0..4 {
+        let started = Instant::now();
+        let mut gets = 0u64;
+        while started.elapsed() < Duration::from_secs(seconds) {
+            for _ in 0..1000 {
+                store.get_with(&key(next()), false, |v| assert!(v.is_some())).unwrap();
+            }
+            gets += 1000;
+        }
+        let rate = gets as f64 / started.elapsed().as_secs_f64();
+        println!("keys={keys} round={round} gets/s={rate:.0} tuning='{tuning_text}'");
+    }
+}
