@@ -88,6 +88,25 @@ impl VersionedPut {
     }
 }
 
+/// What a delete did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VersionedDelete {
+    /// Older than the grace period: nothing was written (Kafka counts it in `dropped-records`).
+    NotPut,
+    /// The tombstone was put; the version it ended, if one was valid at its time.
+    Deleted(Option<VersionedRecord>),
+}
+
+impl VersionedDelete {
+    /// The version the delete ended (Kafka's `delete` result): `None` also when not put.
+    pub fn ended(self) -> Option<VersionedRecord> {
+        match self {
+            VersionedDelete::NotPut => None,
+            VersionedDelete::Deleted(ended) => ended,
+        }
+    }
+}
+
 /// One changelog record to restore: key, value (`None`: a tombstone), timestamp.
 pub type RestoreRecord<'a> = (&'a [u8], Option<&'a [u8]>, i64);
 
@@ -236,18 +255,18 @@ impl VersionedStore {
         self.put_version(&mut state, &mut Staged(&self.store), stream_time, key, value, timestamp)
     }
 
-    /// Deletes `key` as of `timestamp` (a tombstone version) and returns the version it ended, if
-    /// any; `None` without writing when `timestamp` is older than the grace period.
-    pub fn delete(&self, key: &[u8], timestamp: i64) -> Result<Option<VersionedRecord>> {
+    /// Deletes `key` as of `timestamp` (a tombstone version): the version it ended, if any, or
+    /// [`VersionedDelete::NotPut`] without writing when `timestamp` is older than the grace period.
+    pub fn delete(&self, key: &[u8], timestamp: i64) -> Result<VersionedDelete> {
         let mut state = self.lock();
         if timestamp < self.history_start(state.observed_stream_time) {
-            return Ok(None);
+            return Ok(VersionedDelete::NotPut);
         }
         let existing = self.as_of(&state, key, timestamp, false)?;
         state.observed_stream_time = state.observed_stream_time.max(timestamp);
         let stream_time = state.observed_stream_time;
         self.put_version(&mut state, &mut Staged(&self.store), stream_time, key, None, timestamp)?;
-        Ok(existing)
+        Ok(VersionedDelete::Deleted(existing))
     }
 
     /// The latest version of `key`.

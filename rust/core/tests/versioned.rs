@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use txn_rocksdb::versioned::{VersionedOptions, VersionedPut, VersionedRecord, VersionedStore};
+use txn_rocksdb::versioned::{VersionedDelete, VersionedOptions, VersionedPut, VersionedRecord, VersionedStore};
 use txn_rocksdb::{StoreOptions, Strategy as TxnStrategy, TopicPartition};
 
 const RETENTION: i64 = 100;
@@ -123,7 +123,7 @@ fn run(ops: Vec<Op>, strategy: TxnStrategy) {
                 let key = key_of(key);
                 let before = as_of(&current, &key, ts);
                 current.entry(key.clone()).or_default().insert(ts, None);
-                assert_eq!(store.delete(&key, ts).unwrap(), before, "delete {key:?}@{ts}");
+                assert_eq!(store.delete(&key, ts).unwrap(), VersionedDelete::Deleted(before), "delete {key:?}@{ts}");
                 staged_log.push((key, None, ts));
             }
             Op::Commit => {
@@ -183,7 +183,7 @@ fn grace_period_and_history_retention() {
     // 10 < 200 - 100: older than the grace period
     assert_eq!(store.put(b"k", Some(b"x"), 50).unwrap(), VersionedPut::NotPut);
     assert_eq!(VersionedPut::NotPut.kafka_code(), i64::MIN);
-    assert_eq!(store.delete(b"k", 50).unwrap(), None);
+    assert_eq!(store.delete(b"k", 50).unwrap(), VersionedDelete::NotPut);
     // as of 150: a ended at 200, still in the history
     assert_eq!(store.get_as_of(b"k", 150, false).unwrap().map(|r| (r.value, r.valid_to)), Some((b"a".to_vec(), Some(200))));
     // as of 99 (< 200 - 100): only the latest version is ever returned

@@ -1,7 +1,9 @@
 //! Exported functions of `NativeVersionedStore.java`: each converts arguments, calls the engine's
 //! versioned store and converts the result. No storage logic lives here.
 //!
-//! Reads return the versions found as `codec::push_versioned_record` entries (null for none).
+//! Reads return the versions found as `codec::push_versioned_record` entries (null for none); a
+//! delete returns null when it was not put (older than the grace period), else the version it
+//! ended (empty when none).
 //!
 //! # Safety
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
@@ -13,7 +15,7 @@ use crate::store::{open_options, store, store_handle, OpenArguments, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::versioned::{VersionedOptions, VersionedRecord, VersionedStore};
+use txn_rocksdb::versioned::{VersionedDelete, VersionedOptions, VersionedRecord, VersionedStore};
 
 /// The records as `NativeVersionedStore` decodes them; `None` when there are none.
 fn encode(records: impl IntoIterator<Item = VersionedRecord>) -> Option<Vec<u8>> {
@@ -88,8 +90,12 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
-        let ended = store(handle)?.versioned()?.delete(&key, timestamp)?;
-        to_java(env, encode(ended))
+        // null: not put (older than the grace period); empty: put, nothing ended; else the version ended
+        let deleted = match store(handle)?.versioned()?.delete(&key, timestamp)? {
+            VersionedDelete::NotPut => None,
+            VersionedDelete::Deleted(ended) => Some(encode(ended).unwrap_or_default()),
+        };
+        to_java(env, deleted)
     })
 }
 

@@ -113,15 +113,20 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
      * Puts a tombstone for {@code key} at {@code timestamp}.
      *
      * @return the version valid at {@code timestamp} before the delete, or null (also when
-     *     {@code timestamp} is older than the grace period, and nothing was written)
+     *     {@code timestamp} is older than the grace period: nothing is written, and the record is
+     *     counted in {@code dropped-records}, as Kafka's store does)
      * @throws NullPointerException if {@code key} is null
      */
     @Override
     public VersionedRecord<byte[]> delete(Bytes key, long timestamp) {
         Objects.requireNonNull(key, "key cannot be null");
-        VersionedRecord<byte[]> ended = core.store().delete(key.get(), timestamp);
-        core.recordWrite();
-        return ended;
+        NativeVersionedStore.Deleted deleted = core.store().delete(key.get(), timestamp);
+        if (deleted.written()) {
+            core.recordWrite();
+        } else {
+            expiredRecords.record();
+        }
+        return deleted.ended();
     }
 
     /** The latest version of {@code key}, or null (none, or deleted). */

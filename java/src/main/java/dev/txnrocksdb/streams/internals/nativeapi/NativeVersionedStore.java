@@ -56,20 +56,41 @@ public final class NativeVersionedStore extends NativeStore {
         }
     }
 
+    /** What a delete did: whether it was put, and the version it ended. */
+    public static final class Deleted {
+        private final boolean written;
+        private final VersionedRecord<byte[]> ended;
+
+        private Deleted(boolean written, VersionedRecord<byte[]> ended) {
+            this.written = written;
+            this.ended = ended;
+        }
+
+        /** False when the delete was older than the grace period and nothing was written. */
+        public boolean written() {
+            return written;
+        }
+
+        /** The version valid at the delete's time before it, or null. */
+        public VersionedRecord<byte[]> ended() {
+            return ended;
+        }
+    }
+
     /**
-     * Puts a tombstone at {@code timestamp}.
+     * Puts a tombstone at {@code timestamp}, unless it is older than the grace period.
      *
-     * @return the version valid at {@code timestamp} before the delete, or null (also when the
-     *     delete was older than the grace period and nothing was written)
      * @throws InvalidStateStoreException if the store is closed
      */
-    public VersionedRecord<byte[]> delete(byte[] key, long timestamp) {
+    public Deleted delete(byte[] key, long timestamp) {
+        byte[] encoded;
         long h = acquire();
         try {
-            return single(delete(h, key, timestamp));
+            encoded = delete(h, key, timestamp);
         } finally {
             release();
         }
+        return new Deleted(encoded != null, single(encoded));
     }
 
     /**
