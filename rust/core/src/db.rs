@@ -160,7 +160,7 @@ impl Db {
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
         corruption::check_not_marked(path)?;
         let opening = Opening { path, statistics, tuning };
-        if let Some(damage) = damaged_wal(path) {
+        if let Some(damage) = damaged_wal(path)? {
             set_aside_damaged_wal(&opening, damage, corruption)?;
         }
         let rocks = match wal_hole(&opening) {
@@ -425,27 +425,33 @@ fn wal_paths(path: &Path) -> Vec<PathBuf> {
 
 /// The first WAL file whose records are damaged before its end: garbled records with intact ones
 /// after them, or an older file cut short (RocksDB's tolerant mode would replay the newer files
-/// around the gap). A torn last record of the newest file is not damage: RocksDB drops it.
-fn damaged_wal(path: &Path) -> Option<WalDamage> {
+/// around the gap). The newest file's torn end (a last record cut short or garbled, with nothing
+/// intact after it: no commit was acknowledged from it) is cut off here, as RocksDB would drop it,
+/// because RocksDB must not read a garbled record at all.
+fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
     use txn_rocksdb_format::wal::{scan, WalScan};
     let files = wal_paths(path);
     for (i, file) in files.iter().enumerate() {
         let Ok(bytes) = std::fs::read(file) else { continue };
         let newest = i + 1 == files.len();
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let (at, what) = match scan(&bytes) {
             WalScan::Intact => continue,
-            WalScan::TornTail { .. } if newest => continue,
+            WalScan::TornTail { at } if newest => {
+                log::info!("store {}: WAL file {name} ends in a record cut short at byte {at}; cut there", path.display());
+                write_synced(file, &bytes[..at]).map_err(|e| Error::storage(path, e))?;
+                continue;
+            }
             WalScan::TornTail { at } => (at, format!("it ends in a record cut short at byte {at}, before newer WAL files")),
             WalScan::Damaged { at, reason } => (at, reason),
         };
-        let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        return Some(WalDamage {
+        return Ok(Some(WalDamage {
             files: files[i..].to_vec(),
             at,
             message: format!("WAL file {name} ({} bytes) is damaged: {what}", bytes.len()),
-        });
+        }));
     }
-    None
+    Ok(None)
 }
 
 /// Handles a damaged WAL before RocksDB reads it. The commits before the damage are the intact
