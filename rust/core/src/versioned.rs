@@ -296,10 +296,11 @@ impl VersionedStore {
         // Every segment from that of `from` on: a version valid at `to` may end (and so be kept)
         // in a later segment than `to`'s. (Kafka 4.4 reads only the segments up to `to`'s and
         // misses those versions.)
-        let segments: Vec<i64> = state.segments.range(self.segment_id(from)..).copied().collect();
-        let ordered: Box<dyn Iterator<Item = i64>> =
-            if ascending { Box::new(segments.into_iter()) } else { Box::new(segments.into_iter().rev()) };
-        for segment in ordered {
+        let mut segments: Vec<i64> = state.segments.range(self.segment_id(from)..).copied().collect();
+        if !ascending {
+            segments.reverse();
+        }
+        for segment in segments {
             let Some(raw) = self.store.get(&prefixed(segment, key), committed_only)? else { continue };
             let row = decode_row(&raw)?;
             let mut found: Vec<VersionedRecord> = row
