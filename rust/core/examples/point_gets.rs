@@ -20,6 +20,7 @@ fn key(i: u64) -> [u8; 16] {
 }
 
 fn main() {
+    env_logger::init(); // RUST_LOG=debug shows what the engine logs
     let args: Vec<String> = std::env::args().collect();
     let keys: u64 = args.get(1).map_or(100_000, |a| a.parse().unwrap());
     let seconds: u64 = args.get(2).map_or(5, |a| a.parse().unwrap());

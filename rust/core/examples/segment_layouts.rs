@@ -121,6 +121,7 @@ fn report(layout: &str, load: Duration, drop: Duration, after: Reads, compacted:
 }
 
 fn main() {
+    env_logger::init(); // RUST_LOG=debug shows what the engine logs
     let per_segment: u64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200_000);
     println!("{SEGMENTS} segments x {per_segment} entries (36-byte keys, 100-byte values)");
 

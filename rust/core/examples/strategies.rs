@@ -101,6 +101,7 @@ fn measure(strategy: Strategy, n: u64) -> Vec<(&'static str, f64)> {
 }
 
 fn main() {
+    env_logger::init(); // RUST_LOG=debug shows what the engine logs
     let n: u64 = std::env::args().nth(1).map(|s| s.parse().expect("entries")).unwrap_or(200_000);
     let indexed = measure(Strategy::IndexedBatch, n);
     let secondary = measure(Strategy::SecondaryStore, n);

@@ -157,6 +157,8 @@ impl Db {
         statistics: bool,
         tuning: &Tuning,
     ) -> Result<Db> {
+        #[cfg(feature = "test-logging")]
+        let _ = env_logger::builder().is_test(true).try_init();
         std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
         corruption::check_not_marked(path)?;
         let opening = Opening { path, statistics, tuning };
