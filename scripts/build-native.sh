@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds the JNI library (`cargo build --release --workspace`) and copies it into
-# <classes dir>/native/<os>-<arch>/, the jar directory NativeLibrary looks up on the machine it runs
+# <classes dir>/native/<platform>/, the jar directory NativeLibrary looks up on the machine it runs
 # on (the same names as NativeLibrary.platform: linux-x86_64, linux-aarch64, darwin-x86_64,
-# darwin-aarch64). Maven (java/pom.xml), Gradle (build.gradle) and demo.sh share it, so every build
-# tool uses one cargo target directory: $CARGO_TARGET_DIR, else target/ in the checkout.
+# darwin-aarch64, windows-x86_64). Maven (java/pom.xml), Gradle (build.gradle), demo.sh and
+# scripts/release.sh share it, so every build tool uses one cargo target directory: $CARGO_TARGET_DIR,
+# else target/ in the checkout.
 #
-#   scripts/build-native.sh [--skip-cargo=true|false] [--target-dir=DIR] [CLASSES_DIR]
+#   scripts/build-native.sh [--platform=P] [--skip-cargo=true|false] [--target-dir=DIR] [CLASSES_DIR]
 #
+# --platform builds for another platform than this machine's; the one cross build it knows is
+# linux-aarch64 on a linux-x86_64 Debian machine, with Debian's Rust toolchain and gcc cross compilers
+# (scripts/install-cross-deps.sh installs them; rustup cannot download the aarch64 standard library
+# here). It builds into <target dir>/cross/, so it never waits for, or invalidates, the native build.
 # --skip-cargo=true copies an already built library; --target-dir overrides CARGO_TARGET_DIR (an
 # empty value keeps it); without CLASSES_DIR it only builds. Always the whole workspace: `-p` with one
 # crate unifies features differently and would rebuild RocksDB's C++ from scratch.
@@ -15,8 +20,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 skip_cargo=false
 target=""
 out=""
+platform=""
 for arg in "$@"; do
   case "$arg" in
+    --platform=*) platform="${arg#*=}" ;;
     --skip-cargo=*) skip_cargo="${arg#*=}" ;;
     --target-dir=*) target="${arg#*=}" ;;
     -*) echo "build-native.sh: unknown option $arg" >&2; exit 2 ;;
@@ -24,31 +31,50 @@ for arg in "$@"; do
   esac
 done
 target="${target:-${CARGO_TARGET_DIR:-$root/target}}"
+# shellcheck source=scripts/platform.sh
+source "$root/scripts/platform.sh"
+host="$(host_platform)" || { echo "build-native.sh: see above" >&2; exit 1; }
+platform="${platform:-$host}"
+file="$(library_file "$platform")"
 
-case "$(uname -s)" in
-  Linux)  os=linux;  file=libtxn_rocksdb_jni.so ;;
-  Darwin) os=darwin; file=libtxn_rocksdb_jni.dylib ;;
-  *) echo "build-native.sh: no build for operating system $(uname -s) (supported: Linux, macOS)" >&2; exit 1 ;;
-esac
-case "$(uname -m)" in
-  x86_64|amd64)  arch=x86_64 ;;
-  aarch64|arm64) arch=aarch64 ;;
-  *) echo "build-native.sh: no build for architecture $(uname -m) (supported: x86_64, aarch64)" >&2; exit 1 ;;
-esac
-if [[ $os == linux ]] && ldd --version 2>&1 | grep -qi musl; then
-  echo "build-native.sh: musl libc (e.g. Alpine) is not supported: the library is built and loaded for glibc" >&2
+if [[ $platform == "$host" ]]; then
+  lib="$target/release/$file"
+  build=(cargo build --release --workspace)
+  build_env=(CARGO_TARGET_DIR="$target")
+elif [[ $host == linux-x86_64 && $platform == linux-aarch64 ]]; then
+  triple=aarch64-unknown-linux-gnu
+  lib="$target/cross/$triple/release/$file"
+  build=(/usr/bin/cargo build --release --workspace --locked --target "$triple")
+  build_env=("${cross_aarch64_env[@]}" CARGO_TARGET_DIR="$target/cross")
+else
+  echo "build-native.sh: no cross build from $host to $platform; build on a $platform machine (README, \"Platforms\")" >&2
   exit 1
 fi
 
 if [[ $skip_cargo != true ]]; then
-  (cd "$root" && CARGO_TARGET_DIR="$target" cargo build --release --workspace)
+  if [[ $platform != "$host" ]]; then
+    check_cross_aarch64_toolchain
+  fi
+  (cd "$root" && env "${build_env[@]}" "${build[@]}")
 fi
-lib="$target/release/$file"
 if [[ ! -f $lib ]]; then
-  echo "build-native.sh: $lib is missing: run 'cargo build --release --workspace' with CARGO_TARGET_DIR=$target" >&2
+  echo "build-native.sh: $lib is missing: run scripts/build-native.sh --platform=$platform (or cargo build --release --workspace) with CARGO_TARGET_DIR=$target" >&2
   exit 1
 fi
 if [[ -n $out ]]; then
-  mkdir -p "$out/native/$os-$arch"
-  cp -p "$lib" "$out/native/$os-$arch/$file"
+  mkdir -p "$out/native/$platform"
+  cp -p "$lib" "$out/native/$platform/$file"
+  # What the jar says of its library (scripts/release.sh lists them): version, checksum, toolchain.
+  if [[ $platform == "$host" ]]; then rustc=rustc; else rustc=/usr/bin/rustc; fi
+  {
+    echo "# written by scripts/build-native.sh"
+    echo "platform=$platform"
+    echo "file=$file"
+    echo "version=$(sed -nE 's/^version *= *"([^"]+)".*/\1/p' "$root/Cargo.toml" | head -n1)"
+    echo "sha256=$(sha256_of "$lib")"
+    echo "bytes=$(wc -c <"$lib" | tr -d ' ')"
+    echo "commit=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "rustc=$($rustc --version 2>/dev/null || echo unknown)"
+    echo "built-on=$host"
+  } >"$out/native/$platform/library.properties"
 fi

@@ -105,7 +105,11 @@ fn shim() -> &'static Path {
         let dir = std::env::temp_dir().join(format!("txn-rocksdb-power-loss-shim-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let library = dir.join("shim.so");
-        let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        // The shim is loaded into this test's own children, so it must be built for the machine the
+        // test runs on: scripts/test-aarch64.sh names the cross compiler (CC is the host's there).
+        let compiler = std::env::var("TXN_ROCKSDB_TEST_CC")
+            .or_else(|_| std::env::var("CC"))
+            .unwrap_or_else(|_| "cc".into());
         let status = Command::new(&compiler)
             .args(["-shared", "-fPIC", "-O1", "-o"])
             .arg(&library)

@@ -33,7 +33,9 @@ import java.util.Properties;
  *       else to {@code <java.io.tmpdir>/txn-rocksdb-<user.name>}, under a name carrying the jar's
  *       version and the library's SHA-256 ({@code libtxn_rocksdb_jni-0.1.0-SNAPSHOT-<hash>.so}):
  *       every JVM using the same jar reuses that one file; the first one writes it to a temporary
- *       name and renames it atomically, so JVMs starting together never see half a file.</li>
+ *       name and renames it atomically, so JVMs starting together never see half a file. A jar whose
+ *       {@code /native/<os>-<arch>/library.properties} declares another SHA-256 than the library's
+ *       is refused (a damaged jar, or one put together from mismatched files).</li>
  * </ol>
  *
  * <p>Whichever is loaded, its version ({@code nativeVersion}, the Rust crate's) must be the jar's
@@ -58,6 +60,7 @@ public final class NativeLibrary {
     private static final Object LOCK = new Object();
     private static volatile boolean loaded;
     private static UnsatisfiedLinkError failure;
+    private static String loadedFrom;
 
     private NativeLibrary() {}
 
@@ -78,7 +81,7 @@ public final class NativeLibrary {
             }
             if (failure == null) {
                 try {
-                    new Loader(new SystemHost()).load();
+                    loadedFrom = new Loader(new SystemHost()).load();
                     loaded = true;
                     return;
                 } catch (UnsatisfiedLinkError e) {
@@ -92,11 +95,23 @@ public final class NativeLibrary {
     }
 
     /**
+     * Where the loaded library came from, for diagnostics: the file and whether it was the override
+     * directory's, found on {@code java.library.path} or extracted from the jar (and from which
+     * {@code /native/<os>-<arch>/} resource). Loads the library first if needed.
+     *
+     * @throws UnsatisfiedLinkError as {@link #load()}
+     */
+    public static String loadedFrom() {
+        load();
+        return loadedFrom;
+    }
+
+    /**
      * The {@code <os>-<arch>} folder name for a JVM's {@code os.name} and {@code os.arch}.
      *
      * @throws IllegalArgumentException for an operating system or architecture with no build
      */
-    static String platform(String osName, String osArch) {
+    public static String platform(String osName, String osArch) {
         String os = osName.toLowerCase(Locale.ROOT);
         String arch = osArch.toLowerCase(Locale.ROOT);
         String osPart;
@@ -128,6 +143,11 @@ public final class NativeLibrary {
     /** The jar resource that holds the library for a platform, e.g. {@code /native/linux-x86_64/libtxn_rocksdb_jni.so}. */
     static String resourcePath(String platform) {
         return "/native/" + platform + "/" + System.mapLibraryName(LIBRARY_NAME);
+    }
+
+    /** The jar resource describing a platform's library (version, SHA-256, toolchain), e.g. {@code /native/linux-x86_64/library.properties}. */
+    static String libraryPropertiesPath(String platform) {
+        return "/native/" + platform + "/library.properties";
     }
 
     /** The native version a jar version needs: the Maven version without {@code -SNAPSHOT}. */
@@ -256,8 +276,16 @@ public final class NativeLibrary {
                     }
                     MessageDigest sha = sha256();
                     size = new DigestInputStream(in, sha).transferTo(OutputStream.nullOutputStream());
-                    hash = hex(sha.digest()).substring(0, 16);
+                    hash = hex(sha.digest());
                 }
+                String declared = declaredSha256(platform);
+                if (declared != null && !declared.equalsIgnoreCase(hash)) {
+                    throw failure("txn-rocksdb: the jar's native library " + resource + " does not match the SHA-256 that "
+                        + libraryPropertiesPath(platform) + " declares (" + declared + "; the library's is " + hash
+                        + "): the jar is damaged or was put together from mismatched files; build or download it again. "
+                        + lookedFor(platform, fileName), notOnLibraryPath);
+                }
+                hash = hash.substring(0, 16);
                 int dot = fileName.lastIndexOf('.');
                 Path target = dir.resolve(fileName.substring(0, dot) + "-" + host.jarVersion() + "-" + hash + fileName.substring(dot))
                     .toAbsolutePath();
@@ -287,6 +315,22 @@ public final class NativeLibrary {
             } catch (IOException | UncheckedIOException e) {
                 throw failure("txn-rocksdb cannot extract its native library " + resource + " for platform " + platform
                     + " to " + dir.toAbsolutePath() + " (" + e + "); " + lookedFor(platform, fileName), notOnLibraryPath);
+            }
+        }
+
+        /**
+         * The SHA-256 the jar's {@code /native/<platform>/library.properties} (written by
+         * {@code scripts/build-native.sh}) declares for the library, or null if the jar has none.
+         */
+        private String declaredSha256(String platform) throws IOException {
+            try (InputStream in = host.resource(libraryPropertiesPath(platform))) {
+                if (in == null) {
+                    return null;
+                }
+                Properties properties = new Properties();
+                properties.load(in);
+                String sha256 = properties.getProperty("sha256", "").trim();
+                return sha256.isEmpty() ? null : sha256;
             }
         }
 

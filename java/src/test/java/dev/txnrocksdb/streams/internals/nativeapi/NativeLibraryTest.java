@@ -193,6 +193,58 @@ class NativeLibraryTest {
     }
 
     @Test
+    void aLibraryMatchingTheChecksumItsJarDeclaresIsLoaded() throws Exception {
+        FakeHost host = new FakeHost();
+        host.defaultExtractDir = tmp.resolve("extract");
+        host.libraryProperties = "platform=linux-x86_64\nsha256=" + sha256Hex(FakeHost.LIBRARY) + "\n";
+        new NativeLibrary.Loader(host).load();
+        assertEquals(FakeHost.LIBRARY, Files.readString(host.loadedFiles.get(0)));
+    }
+
+    @Test
+    void aLibraryNotMatchingTheChecksumItsJarDeclaresIsRefused() throws Exception {
+        FakeHost host = new FakeHost();
+        host.defaultExtractDir = tmp.resolve("extract");
+        host.libraryProperties = "sha256=" + sha256Hex("another library") + "\n";
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        assertTrue(e.getMessage().startsWith("txn-rocksdb: the jar's native library /native/linux-x86_64/libtxn_rocksdb_jni.so does not "
+            + "match the SHA-256 that /native/linux-x86_64/library.properties declares (" + sha256Hex("another library")
+            + "; the library's is " + sha256Hex(FakeHost.LIBRARY) + ")"), e.getMessage());
+        assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
+        assertFalse(Files.exists(host.defaultExtractDir), "nothing extracted");
+    }
+
+    @Test
+    void theBuildDescribesTheLibraryItPackaged() throws Exception {
+        String platform = NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch"));
+        java.util.Properties properties = new java.util.Properties();
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.libraryPropertiesPath(platform))) {
+            assertTrue(in != null, "the build must write " + NativeLibrary.libraryPropertiesPath(platform));
+            properties.load(in);
+        }
+        byte[] library;
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.resourcePath(platform))) {
+            library = in.readAllBytes();
+        }
+        assertEquals(platform, properties.getProperty("platform"));
+        assertEquals(sha256Hex(library), properties.getProperty("sha256"));
+        assertEquals(Integer.toString(library.length), properties.getProperty("bytes"));
+        assertEquals(NativeLibrary.nativeVersionFor(NativeLibrary.jarVersionFromResource()), properties.getProperty("version"));
+    }
+
+    private static String sha256Hex(String s) throws Exception {
+        return sha256Hex(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String sha256Hex(byte[] bytes) throws Exception {
+        StringBuilder hex = new StringBuilder();
+        for (byte b : java.security.MessageDigest.getInstance("SHA-256").digest(bytes)) {
+            hex.append(String.format("%02x", b));
+        }
+        return hex.toString();
+    }
+
+    @Test
     void jvmsExtractingAtOnceAllLoadOneCompleteFile() throws Exception {
         Path dir = tmp.resolve("shared");
         ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -235,6 +287,7 @@ class NativeLibraryTest {
         Path overrideDir;
         Path defaultExtractDir;
         String library = LIBRARY;
+        String libraryProperties;
         boolean onLibraryPath;
         String nativeVersion = "0.1.0";
         final List<Path> loadedFiles = new ArrayList<>();
@@ -276,9 +329,13 @@ class NativeLibraryTest {
 
         @Override
         public InputStream resource(String path) {
-            return path.equals("/native/linux-x86_64/libtxn_rocksdb_jni.so")
-                ? new ByteArrayInputStream(library.getBytes(StandardCharsets.UTF_8))
-                : null;
+            if (path.equals("/native/linux-x86_64/libtxn_rocksdb_jni.so")) {
+                return new ByteArrayInputStream(library.getBytes(StandardCharsets.UTF_8));
+            }
+            if (path.equals("/native/linux-x86_64/library.properties") && libraryProperties != null) {
+                return new ByteArrayInputStream(libraryProperties.getBytes(StandardCharsets.UTF_8));
+            }
+            return null;
         }
 
         @Override
