@@ -15,6 +15,18 @@ fi
 # format crate builds without RocksDB, so this adds about 4 minutes cold, 2 warm). scripts/fuzz.sh
 # without arguments fuzzes longer.
 scripts/fuzz.sh --seconds 20
+# The release jar's assembly and checks (each library against its library.properties checksum, file(1)),
+# for this machine's library only; `scripts/release.sh` builds the linux-x86_64 + linux-aarch64 jar.
+scripts/release.sh --platforms=host
+# The linux-aarch64 path in smoke mode, so that it cannot rot: the cross toolchain (Debian's packages),
+# qemu through binfmt_misc, and the format crate's tests built for aarch64 and run under qemu (a few
+# minutes cold). The full emulated run cross-builds RocksDB (as long as the native build):
+# `scripts/test-aarch64.sh`, a release check of its own. Debian x86_64 only (Debian's aarch64 Rust packages).
+if [[ "$(uname -m)" == x86_64 ]] && grep -qx 'ID=debian' /etc/os-release 2>/dev/null; then
+  scripts/test-aarch64.sh --smoke
+else
+  echo "test.sh: the aarch64 emulation smoke test runs on Debian x86_64 machines only (Debian's aarch64 Rust packages); not run here"
+fi
 # The native library comes from $CARGO_TARGET_DIR (else target/), where cargo test just built RocksDB.
 mvn -B --no-transfer-progress install
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny

@@ -45,11 +45,27 @@ final class ChildJvm {
 
     /** Starts {@code main} with {@code args} on this JVM's class path; its output is collected. */
     static ChildJvm start(Class<?> main, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
-            Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", System.getProperty("java.class.path"), main.getName()));
+        return start(Launcher.THIS_JVM, main, args);
+    }
+
+    /** Starts {@code main} with {@code args} in a JVM that {@code launcher} describes; its output is collected. */
+    static ChildJvm start(Launcher launcher, Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(launcher.java());
+        command.addAll(launcher.jvmOptions());
+        command.addAll(List.of("-cp", launcher.classPath(), main.getName()));
         command.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /**
+     * Which JVM a child runs in: its {@code java} executable, class path and options. Children
+     * normally run this JVM on its class path; the platform smoke test runs another architecture's
+     * JVM (under emulation) on the release jar.
+     */
+    record Launcher(String java, String classPath, List<String> jvmOptions) {
+        static final Launcher THIS_JVM = new Launcher(
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString(), System.getProperty("java.class.path"), List.of());
     }
 
     /** Waits (up to 2 minutes) until the child prints {@code line}; only one line can be awaited. */
