@@ -42,7 +42,7 @@ class PlatformSmokeTest {
         ChildJvm.Launcher launcher = new ChildJvm.Launcher(
             System.getProperty(JAVA, ChildJvm.Launcher.THIS_JVM.java()),
             System.getProperty(CLASS_PATH, ChildJvm.Launcher.THIS_JVM.classPath()),
-            List.of("-Djava.io.tmpdir=" + Files.createDirectory(dir.resolve("tmp")), "-XX:TieredStopAtLevel=1"));
+            List.of("-Djava.io.tmpdir=" + Files.createDirectory(dir.resolve("tmp")), "-XX:TieredStopAtLevel=1", "-Xcheck:jni"));
         String platform = System.getProperty(PLATFORM,
             NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch")));
         String store = "smoke-" + kind;
