@@ -2,7 +2,8 @@
 # Installs the system packages the build needs when they are missing (Debian/Ubuntu; as root, or
 # through sudo): libclang and clang for bindgen (rust-librocksdb-sys generates RocksDB's C
 # bindings with it), a C++ compiler and make for RocksDB's C++, a JDK 17 and Maven for the Java
-# library and the demo, and Gradle (Debian's 4.4) for the Gradle builds the tests run. Rust itself
+# library and the demo, Gradle (Debian's 4.4) for the Gradle builds the tests run, and file(1), with
+# which scripts/release.sh checks each library's architecture. Rust itself
 # comes from rustup: this script only checks that cargo is there and recent enough.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +15,7 @@ command -v make >/dev/null 2>&1 || need+=(make)
 command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v gradle >/dev/null 2>&1 || need+=(gradle)
+command -v file >/dev/null 2>&1 || need+=(file)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     sudo=()

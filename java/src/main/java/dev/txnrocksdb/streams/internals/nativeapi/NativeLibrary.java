@@ -368,7 +368,7 @@ public final class NativeLibrary {
                 : "the override directory " + host.overrideDir().toAbsolutePath() + " (" + host.overrideSource() + ") holds no "
                     + fileName;
             return override + ", and java.library.path (" + System.getProperty("java.library.path") + ") holds no " + fileName
-                + ". To use a library built for this machine (README, \"Other platforms\"), put it in a directory named by "
+                + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory named by "
                 + DIR_PROPERTY + " or " + DIR_ENV
                 + (platform == null ? "." : ", or rebuild the jar on a " + platform + " machine.");
         }
