@@ -42,7 +42,7 @@ if [[ $platform == "$host" ]]; then
   build=(cargo build --release --workspace)
   build_env=(CARGO_TARGET_DIR="$target")
 elif [[ $host == linux-x86_64 && $platform == linux-aarch64 ]]; then
-  triple=aarch64-unknown-linux-gnu
+  triple="$(rust_triple "$platform")"
   lib="$target/cross/$triple/release/$file"
   build=(/usr/bin/cargo build --release --workspace --locked --target "$triple")
   build_env=("${cross_aarch64_env[@]}" CARGO_TARGET_DIR="$target/cross")

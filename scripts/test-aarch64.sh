@@ -41,7 +41,7 @@ fi
 enable_aarch64_emulation
 check_cross_aarch64_toolchain
 target="${CARGO_TARGET_DIR:-$root/target}"
-triple=aarch64-unknown-linux-gnu
+triple="$(rust_triple linux-aarch64)"
 cargo_aarch64=(env "${cross_aarch64_env[@]}" CARGO_TARGET_DIR="$target/cross"
   # The power-loss test builds its LD_PRELOAD shim with this compiler: it must match the tests.
   TXN_ROCKSDB_TEST_CC=aarch64-linux-gnu-gcc
