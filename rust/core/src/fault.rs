@@ -3,7 +3,8 @@
 //!
 //! `TXN_ROCKSDB_FAULT=<point>` kills at the first hit, `TXN_ROCKSDB_FAULT=<point>@<n>` at the n-th.
 //! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
-//! still cross several of them (and the batches of a value format upgrade at open).
+//! still cross several of them (and the batches of a value format upgrade at open), and the
+//! secondary-store spill size of the stores opened after it is set, so their transactions spill.
 //!
 //! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
 //! commits; a test binary using it must not run other tests concurrently).

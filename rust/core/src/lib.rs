@@ -15,6 +15,7 @@
 
 mod corruption;
 mod db;
+mod batch;
 mod direct;
 mod error;
 pub mod fault;
@@ -38,5 +39,5 @@ pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
 pub use corruption::CorruptionPolicy;
-pub use store::{KeyValueStore, StoreOptions, Strategy};
+pub use store::{KeyValueStore, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
 pub use value_format::ValueFormat;

@@ -12,6 +12,7 @@ use crate::indexed::IndexedBatch;
 use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
 use crate::secondary::{self, TempStore};
+pub use crate::secondary::DEFAULT_SPILL_BYTES;
 use crate::staging::Staging;
 use crate::value_format::{self, ValueFormat};
 use std::path::Path;
@@ -82,6 +83,11 @@ pub struct StoreOptions {
     pub statistics: bool,
     /// The RocksDB options the user tuned for this store (`txn.rocksdb.options`).
     pub tuning: crate::tuning::Tuning,
+    /// Secondary-store strategy: the bytes of writes a transaction keeps in memory before they
+    /// spill to the temporary store (in one write, in key order). A transaction that never spilled
+    /// commits in one atomic write; one that spilled is copied into the main store at its commit.
+    /// 0 spills every write. Default [`DEFAULT_SPILL_BYTES`].
+    pub spill_bytes: usize,
 }
 
 impl Default for StoreOptions {
@@ -94,6 +100,7 @@ impl Default for StoreOptions {
             value_format: ValueFormat::Plain,
             statistics: false,
             tuning: crate::tuning::Tuning::default(),
+            spill_bytes: DEFAULT_SPILL_BYTES,
         }
     }
 }
@@ -156,7 +163,7 @@ impl KeyValueStore {
         let staging = match (options.transactional, options.strategy) {
             (false, _) => ChosenStaging::Direct(Direct::new(db.clone())),
             (true, Strategy::IndexedBatch) => ChosenStaging::Indexed(IndexedBatch::new(db.clone())),
-            (true, Strategy::SecondaryStore) => ChosenStaging::Secondary(TempStore::new(db.clone())),
+            (true, Strategy::SecondaryStore) => ChosenStaging::Secondary(TempStore::new(db.clone(), options.spill_bytes)),
         };
         log::debug!("opened store {} ({options:?})", db.path.display());
         Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options }) })

@@ -104,13 +104,18 @@ struct ChildRun {
 }
 
 fn run_child(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str) -> ChildRun {
+    // small copy batches (and secondary-store spills), so that even small transactions spill to
+    // the temporary store and are copied in several batches
+    run_child_with_copy_batch(dir, kind, strategy, program, fault, 512)
+}
+
+fn run_child_with_copy_batch(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize) -> ChildRun {
     let spec = format!("{}|{}|{}|{}", dir.display(), kind.name(), strategy.name(), program.encode());
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child", "--nocapture", "--test-threads=1"])
         .env("CRASH_CHILD", spec)
         .env("TXN_ROCKSDB_FAULT", fault)
-        // small copy batches, so that even small transactions are copied in several batches
-        .env("TXN_ROCKSDB_COPY_BATCH_BYTES", "512")
+        .env("TXN_ROCKSDB_COPY_BATCH_BYTES", copy_batch.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -191,6 +196,32 @@ fn every_crash_point_leaves_exactly_the_committed_or_rolled_forward_state() {
         }
     }
     assert_eq!(cases, 2 * 3 * (2 + 4));
+}
+
+/// Secondary-store transactions that never spilled to the temporary store commit in one atomic
+/// write, as under indexed-batch: a crash before it loses the transaction, one after it keeps it.
+#[test]
+fn secondary_store_commits_that_never_spilled_are_all_or_nothing() {
+    let strategy = Strategy::SecondaryStore;
+    let mut cases = 0;
+    for kind in Kind::ALL {
+        let states = reference(kind, strategy, SEED, COMMITS);
+        for point in ["commit:begin", "commit:after-write"] {
+            for hit in 1..=2u64 {
+                let dir = tempfile::tempdir().unwrap();
+                let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
+                let run = run_child_with_copy_batch(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), 64 << 20);
+                let what = format!("{kind:?} {strategy:?} (in memory) crash at {point}@{hit}");
+                assert!(run.killed, "{what}: the crash point was never reached");
+                let started = run.last_commit_started.expect("a commit started");
+                assert_eq!(started, hit - 1, "{what}: crashed in the wrong commit");
+                let landed = started as usize + usize::from(commit_survives(point));
+                assert_state(dir.path(), kind, strategy, &states[landed], &what);
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 3 * 2 * 2);
 }
 
 #[test]

@@ -22,7 +22,9 @@ fn a_failed_commit_is_refused_until_recovery_rolls_it_forward() {
     ];
     for (point, several_writes) in cases {
         let dir = tempfile::tempdir().unwrap();
-        let db = KeyValueStore::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
+        // spill_bytes 0: every write goes to the temporary store, so every commit copies
+        let options = StoreOptions { strategy: Strategy::SecondaryStore, spill_bytes: 0, ..StoreOptions::default() };
+        let db = KeyValueStore::open(dir.path(), options.clone()).unwrap();
         for i in 0..200u32 {
             db.put(format!("k{i:03}").as_bytes(), Some(b"first")).unwrap();
         }
@@ -68,7 +70,7 @@ fn a_failed_commit_is_refused_until_recovery_rolls_it_forward() {
         db.put(b"k001", Some(b"third")).unwrap();
         db.commit(&[(tp(), Some(30))], None).unwrap();
         drop(db);
-        let db = KeyValueStore::open(dir.path(), StoreOptions { strategy: Strategy::SecondaryStore, ..StoreOptions::default() }).unwrap();
+        let db = KeyValueStore::open(dir.path(), options).unwrap();
         assert_eq!(db.get(b"k001", false).unwrap().as_deref(), Some(&b"third"[..]), "{point}");
         assert_eq!(db.get(b"k002", false).unwrap().as_deref(), Some(&b"second"[..]), "{point}");
     }

@@ -73,8 +73,12 @@ fn tp() -> TopicPartition {
 }
 
 fn run(ops: Vec<Op>, transactional: bool, strategy: TxnStrategy) {
+    run_with(ops, StoreOptions { transactional, sync_commit: false, strategy, ..StoreOptions::default() });
+}
+
+fn run_with(ops: Vec<Op>, opts: StoreOptions) {
+    let transactional = opts.transactional;
     let dir = tempfile::tempdir().unwrap();
-    let opts = StoreOptions { transactional, sync_commit: false, strategy, ..StoreOptions::default() };
     let mut db = Some(KeyValueStore::open(dir.path(), opts.clone()).unwrap());
     let mut m = Model::default();
     for op in ops {
@@ -167,6 +171,14 @@ proptest! {
     #[test]
     fn secondary_store_strategy_matches_model(ops in prop::collection::vec(op(), 1..60)) {
         run(ops, true, TxnStrategy::SecondaryStore);
+    }
+
+    /// Secondary-store transactions that spill to the temporary store after every few writes (0:
+    /// every write), so reads merge the unspilled writes over the temporary store over committed
+    /// data, and commits copy.
+    #[test]
+    fn secondary_store_strategy_spilling_matches_model(ops in prop::collection::vec(op(), 1..60), spill_bytes in 0usize..300) {
+        run_with(ops, StoreOptions { strategy: TxnStrategy::SecondaryStore, spill_bytes, ..StoreOptions::default() });
     }
 
     #[test]

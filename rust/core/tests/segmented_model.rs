@@ -102,7 +102,10 @@ fn win_op() -> impl Strategy<Value = WinOp> {
 }
 
 fn run_window(ops: Vec<WinOp>, strategy: TxnStrategy) {
-    let opts = StoreOptions { strategy, ..StoreOptions::default() };
+    run_window_with(ops, StoreOptions { strategy, ..StoreOptions::default() });
+}
+
+fn run_window_with(ops: Vec<WinOp>, opts: StoreOptions) {
     let dir = tempfile::tempdir().unwrap();
     let mut db = Some(WindowStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
     let mut m = Model::new();
@@ -175,7 +178,10 @@ fn sess_op() -> impl Strategy<Value = SessOp> {
 }
 
 fn run_session(ops: Vec<SessOp>, strategy: TxnStrategy) {
-    let opts = StoreOptions { strategy, ..StoreOptions::default() };
+    run_session_with(ops, StoreOptions { strategy, ..StoreOptions::default() });
+}
+
+fn run_session_with(ops: Vec<SessOp>, opts: StoreOptions) {
     let dir = tempfile::tempdir().unwrap();
     let mut db = Some(SessionStore::open(dir.path(), opts.clone(), GEOMETRY).unwrap());
     let mut m = Model::new();
@@ -248,5 +254,17 @@ proptest! {
     #[test]
     fn secondary_strategy_session_store_matches_kafka_model(ops in prop::collection::vec(sess_op(), 1..50)) {
         run_session(ops, TxnStrategy::SecondaryStore);
+    }
+
+    /// Secondary-store transactions that spill to the temporary store after every few writes (0:
+    /// every write).
+    #[test]
+    fn secondary_strategy_spilling_window_store_matches_kafka_model(ops in prop::collection::vec(win_op(), 1..50), spill_bytes in 0usize..300) {
+        run_window_with(ops, StoreOptions { strategy: TxnStrategy::SecondaryStore, spill_bytes, ..StoreOptions::default() });
+    }
+
+    #[test]
+    fn secondary_strategy_spilling_session_store_matches_kafka_model(ops in prop::collection::vec(sess_op(), 1..50), spill_bytes in 0usize..300) {
+        run_session_with(ops, StoreOptions { strategy: TxnStrategy::SecondaryStore, spill_bytes, ..StoreOptions::default() });
     }
 }

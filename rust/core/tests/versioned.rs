@@ -69,8 +69,11 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 fn open(dir: &std::path::Path, strategy: TxnStrategy) -> VersionedStore {
-    let options = StoreOptions { strategy, ..StoreOptions::default() };
-    VersionedStore::open(dir, options, VersionedOptions { history_retention_ms: RETENTION, segment_interval_ms: INTERVAL })
+    open_with(dir, &StoreOptions { strategy, ..StoreOptions::default() })
+}
+
+fn open_with(dir: &std::path::Path, options: &StoreOptions) -> VersionedStore {
+    VersionedStore::open(dir, options.clone(), VersionedOptions { history_retention_ms: RETENTION, segment_interval_ms: INTERVAL })
         .unwrap()
 }
 
@@ -96,8 +99,12 @@ fn check(store: &VersionedStore, model: &Model, clock: i64, committed_only: bool
 }
 
 fn run(ops: Vec<Op>, strategy: TxnStrategy) {
+    run_with(ops, StoreOptions { strategy, ..StoreOptions::default() });
+}
+
+fn run_with(ops: Vec<Op>, options: StoreOptions) {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = open(dir.path(), strategy);
+    let mut store = open_with(dir.path(), &options);
     let (mut committed, mut current): (Model, Model) = Default::default();
     // the changelog of committed puts, as Kafka's changelogging layer writes it
     let (mut log, mut staged_log): (Vec<LogRecord>, Vec<LogRecord>) = Default::default();
@@ -139,13 +146,13 @@ fn run(ops: Vec<Op>, strategy: TxnStrategy) {
             }
             Op::Reopen => {
                 drop(store);
-                store = open(dir.path(), strategy);
+                store = open_with(dir.path(), &options);
                 current = committed.clone();
                 staged_log.clear();
             }
             Op::RestoreCheck => {
                 let restored_dir = tempfile::tempdir().unwrap();
-                let restored = open(restored_dir.path(), strategy);
+                let restored = open_with(restored_dir.path(), &options);
                 for batch in log.chunks(7) {
                     let records: Vec<_> = batch.iter().map(|(k, v, ts)| (k.as_slice(), v.as_deref(), *ts)).collect();
                     restored.restore(&records).unwrap();
@@ -169,6 +176,12 @@ proptest! {
     #[test]
     fn matches_the_model_secondary_store(ops in prop::collection::vec(op(), 1..40)) {
         run(ops, TxnStrategy::SecondaryStore);
+    }
+
+    /// Transactions that spill to the temporary store after every few writes (0: every write).
+    #[test]
+    fn matches_the_model_secondary_store_spilling(ops in prop::collection::vec(op(), 1..40), spill_bytes in 0usize..200) {
+        run_with(ops, StoreOptions { strategy: TxnStrategy::SecondaryStore, spill_bytes, ..StoreOptions::default() });
     }
 }
 

@@ -16,7 +16,7 @@ use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::tuning::Tuning;
 use txn_rocksdb::versioned::VersionedStore;
 use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, ValueFormat};
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, ValueFormat, DEFAULT_SPILL_BYTES};
 
 /// An open store of one kind, owned by its handle. Offsets and sizes go to the key-value store
 /// every kind is built on; restore goes to the kind's own engine method, which knows how to read
@@ -136,6 +136,7 @@ pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) 
             value_format,
             statistics: flag(arguments.statistics),
             tuning,
+            spill_bytes: DEFAULT_SPILL_BYTES,
         },
     ))
 }

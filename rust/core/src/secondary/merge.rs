@@ -1,18 +1,19 @@
-//! Reads of a transaction in progress: the temporary store's current generation merged over the
+//! Reads of a transaction that spilled: the temporary store's current generation merged over the
 //! main store, both read at ONE snapshot, so a commit landing meanwhile is invisible to the
 //! iterator (a snapshot, as Kafka's RocksDB iterators are). Tombstones hide main entries and are
-//! never emitted.
+//! never emitted. The transaction's unspilled writes are merged over this cursor in turn
+//! (`batch.rs`).
 
 use super::keys::{decode_value, generation_bounds, is_tombstone, store_key, temporary_key};
 use crate::db::{Db, RawIterator, Snapshot, DATA_CF, TXN_CF};
-use crate::iter::{Cursor, CursorChunks, Range, RangeIter, Walk};
+use crate::iter::{Cursor, Walk};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
-/// An iterator over `range` with the writes of `generation` over committed data, both read at
-/// `snapshot`, which must pair with `generation` (see `CommittedView::staged_read_point`).
-pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64, snapshot: Arc<Snapshot>) -> RangeIter {
-    let walk = Walk::new(range);
+/// A cursor over `walk`'s range with the writes of `generation` over committed data, both read at
+/// `snapshot`, which must pair with `generation` (see `CommittedView::staged_read_point`). The
+/// caller keeps `snapshot` alive as long as the cursor.
+pub(crate) fn cursor(db: &Arc<Db>, walk: &Walk, generation: u64, snapshot: &Snapshot) -> Merged {
     let (generation_lower, generation_upper) = generation_bounds(generation);
     let mut temporary_options = ReadOptions::default();
     temporary_options.set_iterate_lower_bound(walk.lower().map_or(generation_lower, |k| temporary_key(generation, k)));
@@ -20,14 +21,13 @@ pub(crate) fn open(db: &Arc<Db>, range: &Range, generation: u64, snapshot: Arc<S
     temporary_options.set_snapshot(&snapshot.rocks);
     let mut main_options = walk.read_options();
     main_options.set_snapshot(&snapshot.rocks);
-    let cursor = Merged {
+    Merged {
         main: Db::raw_iterator(db, DATA_CF, main_options),
         temporary: Db::raw_iterator(db, TXN_CF, temporary_options),
         generation,
         reverse: walk.reverse(),
         side: Side::None,
-    };
-    CursorChunks::open(cursor, walk, Some(snapshot), db)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ enum Side {
 
 /// The merge of the temporary store (keys `generation ++ key`, marked values) over the main store,
 /// in one direction.
-struct Merged {
+pub(crate) struct Merged {
     main: RawIterator,
     temporary: RawIterator,
     generation: u64,

@@ -1,33 +1,40 @@
 //! The secondary-store transaction strategy (KIP-844's reference design).
 //!
-//! Uncommitted writes go to a temporary store, the `txn` column family of the same RocksDB
-//! (`keys.rs` has its layout). The temporary store spills to disk like any column family
-//! (memtables are flushed under the shared write-buffer budget), so a transaction may be larger
-//! than memory.
+//! A transaction's writes wait in memory, in an ordered map (`batch.rs`, as under indexed-batch),
+//! until they exceed the store's spill size (`StoreOptions::spill_bytes`); then the map spills,
+//! in key order and in one RocksDB write, to the temporary store, the `txn` column family of the
+//! same RocksDB (`keys.rs` has its layout), and the transaction goes on in a fresh map. The
+//! temporary store spills to disk like any column family (memtables are flushed under the shared
+//! write-buffer budget), so a transaction may be far larger than memory, while memory holds at
+//! most one spill's worth of it.
 //!
-//! Commit ([`TempStore::commit`]): `roll_forward.rs` copies the generation into the main store,
-//! in one atomic write with the offsets when it fits one (4 MiB), else in bounded writes, the
+//! Commit ([`TempStore::commit`]): a transaction that never spilled commits in one atomic write of
+//! its records with the offsets, as under indexed-batch. One that spilled writes the rest of its
+//! map to the temporary store, and `roll_forward.rs` copies the generation into the main store, in
+//! one atomic write with the offsets when it fits one (4 MiB), else in bounded writes, the
 //! first of which stores the commit record (offsets, position, range deletes) in the `offsets`
 //! family and the last of which writes the offsets and deletes the record. All of it goes through
 //! RocksDB's WAL in order, so recovery finds the record exactly when a copy was cut short, with
 //! the whole generation still in the temporary store, and runs the (idempotent) copy again.
-//! A transaction without writes commits its offsets in one write.
 //!
-//! Each transaction uses a fresh generation, so the range delete that truncates one never overlaps
-//! the next one's keys (overlapping range tombstones would pile up in the memtable).
+//! Reads look at the map, then (once the transaction spilled) at the temporary store, then at
+//! committed data. Each transaction uses a fresh generation, so the range delete that truncates
+//! one never overlaps the next one's keys (overlapping range tombstones would pile up in the
+//! memtable).
 //!
-//! Committed-view readers (`READ_COMMITTED`, and every reader while nothing is staged) never wait
-//! for a commit and never see half of one ([`CommittedView`]).
+//! Committed-view readers (`READ_COMMITTED`) never wait for a commit and never see half of one
+//! ([`CommittedView`]).
 
 mod commit_file;
 mod keys;
 mod merge;
 mod roll_forward;
 
-use crate::db::{Db, Snapshot, Write};
+use crate::batch::{Batch, BatchChunks, Writes};
+use crate::db::{Db, Snapshot, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
-use crate::iter::{self, Range, RangeIter};
+use crate::iter::{self, Range, RangeIter, Walk};
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::{lock, Staging};
 use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase};
@@ -38,20 +45,24 @@ use std::sync::{Arc, Mutex};
 
 pub(crate) use roll_forward::recover_at_open;
 
-/// The transaction in progress.
+/// The default of `StoreOptions::spill_bytes`: a transaction keeps this many bytes of writes in
+/// memory before they spill to the temporary store.
+pub const DEFAULT_SPILL_BYTES: usize = 16 << 20;
+
+/// The transaction in progress (its writes since the last spill are in `TempStore::unspilled`).
 struct Transaction {
-    /// The temporary store's generation holding this transaction.
+    /// The temporary store's generation holding this transaction's spilled writes.
     generation: u64,
-    /// Key and value bytes, and records, written to the temporary store.
-    bytes: u64,
-    records: u64,
+    /// Key and value bytes, and records, spilled to the temporary store.
+    spilled_bytes: u64,
+    spilled_records: u64,
     /// Range deletes (expired segments), applied after the records at commit.
     range_deletes: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Transaction {
     fn new(generation: u64) -> Transaction {
-        Transaction { generation, bytes: 0, records: 0, range_deletes: Vec::new() }
+        Transaction { generation, spilled_bytes: 0, spilled_records: 0, range_deletes: Vec::new() }
     }
 }
 
@@ -60,11 +71,19 @@ pub(crate) struct TempStore {
     db: Arc<Db>,
     /// Held by writes and for a whole commit, so no write lands mid-commit.
     current: Mutex<Transaction>,
+    /// The transaction's writes since its last spill, shared with the iterators opened meanwhile;
+    /// a spill or a commit swaps in a fresh one.
+    unspilled: Mutex<Arc<Batch>>,
+    /// Counts the swaps of `unspilled`, so a reader can tell that its map and its view of the
+    /// stores beneath were taken with no spill or commit between them.
+    swaps: AtomicU64,
+    /// Bytes of writes the map holds before it spills (`StoreOptions::spill_bytes`).
+    spill_bytes: u64,
     /// The current transaction's generation, readable without waiting for a commit in progress.
     generation: AtomicU64,
-    /// The current generation has writes (set before the first one lands). Until then reads skip
-    /// the temporary store.
-    dirty: AtomicBool,
+    /// The current generation has writes in the temporary store (set before the first spill
+    /// lands). Until then reads skip the temporary store.
+    spilled: AtomicBool,
     /// A commit failed: whether its copy began is in the store (its commit record), so
     /// [`Staging::rollback`] or reopening finishes it or drops it before anything else is written.
     interrupted: AtomicBool,
@@ -72,15 +91,30 @@ pub(crate) struct TempStore {
 }
 
 impl TempStore {
-    pub(crate) fn new(db: Arc<Db>) -> TempStore {
+    /// The staging of a store whose transactions spill after `spill_bytes` (in the crate's tests,
+    /// `TXN_ROCKSDB_COPY_BATCH_BYTES` shrinks it with the copy batches, see `fault.rs`).
+    pub(crate) fn new(db: Arc<Db>, spill_bytes: usize) -> TempStore {
         TempStore {
             db,
             current: Mutex::new(Transaction::new(1)),
+            unspilled: Mutex::default(),
+            swaps: AtomicU64::new(0),
+            spill_bytes: fault::copy_batch_bytes(spill_bytes) as u64,
             generation: AtomicU64::new(1),
-            dirty: AtomicBool::new(false),
+            spilled: AtomicBool::new(false),
             interrupted: AtomicBool::new(false),
             committed: CommittedView::default(),
         }
+    }
+
+    fn unspilled(&self) -> Arc<Batch> {
+        lock(&self.unspilled).clone()
+    }
+
+    /// Swaps in a fresh map for the transaction's next writes.
+    fn swap_unspilled(&self) {
+        *lock(&self.unspilled) = Arc::default();
+        self.swaps.fetch_add(1, Ordering::SeqCst);
     }
 
     /// Starts a new transaction (caller holds the `current` lock).
@@ -88,74 +122,125 @@ impl TempStore {
         let generation = current.generation + 1;
         *current = Transaction::new(generation);
         self.generation.store(generation, Ordering::Release);
-        self.dirty.store(false, Ordering::Release);
+        self.spilled.store(false, Ordering::Release);
+        self.swap_unspilled();
     }
 
-    /// Whether reads must look at the temporary store.
-    fn reads_staged(&self, committed_only: bool) -> bool {
-        !committed_only && self.dirty.load(Ordering::Acquire)
+    /// Writes `writes` (the map of `unspilled`) to the temporary store in one RocksDB write, in
+    /// key order, then swaps in a fresh map (caller holds the `current` lock). A failed write
+    /// leaves the map and the transaction as they were.
+    fn spill(&self, current: &mut Transaction, writes: &Writes) -> Result<()> {
+        if writes.entries.is_empty() {
+            return Ok(());
+        }
+        let txn = self.db.txn();
+        let mut batch = WriteBatch::default();
+        let mut bytes = 0u64;
+        for (key, value) in &writes.entries {
+            let key = keys::temporary_key(current.generation, key);
+            let value = keys::encode_value(value.as_deref());
+            bytes += (key.len() + value.len()) as u64;
+            batch.put_cf(txn, key, value);
+        }
+        // Logged in the WAL, so a commit only has to make the WAL durable.
+        self.spilled.store(true, Ordering::Release);
+        self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
+        current.spilled_bytes += bytes;
+        current.spilled_records += writes.entries.len() as u64;
+        self.swap_unspilled();
+        Ok(())
+    }
+
+    /// Stages writes in the map (`stage` under its lock), then spills it if it grew past the
+    /// spill size.
+    fn stage(&self, stage: impl FnOnce(&mut Writes, &mut Transaction)) -> Result<()> {
+        let mut current = lock(&self.current);
+        self.check_writable()?;
+        let batch = self.unspilled();
+        let mut writes = lock(&batch.writes);
+        stage(&mut writes, &mut current);
+        if writes.bytes > self.spill_bytes {
+            self.spill(&mut current, &writes)?;
+        }
+        Ok(())
     }
 }
 
 impl Staging for TempStore {
     fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
-        if !self.reads_staged(committed_only) {
+        if committed_only {
             let (value, _) = self.committed.read(|snapshot| self.db.get_committed(key, snapshot.map(|s| &**s)));
             return Ok(f(value?.as_deref()));
         }
-        // The temporary store first; a commit finishing meanwhile only moves the value to the
-        // main store, so reading the main store after a miss is still right.
-        let generation = self.generation.load(Ordering::Acquire);
-        let temporary = self
-            .db
-            .rocks
-            .get_pinned_cf(self.db.txn(), keys::temporary_key(generation, key))
-            .map_err(|e| self.db.rocks_err(e))?;
-        if let Some(raw) = temporary {
-            return Ok(f(keys::decode_value(&raw)));
+        {
+            let batch = self.unspilled();
+            let writes = lock(&batch.writes);
+            if let Some(staged) = writes.entries.get(key) {
+                return Ok(f(staged.as_deref()));
+            }
+        }
+        // Earlier spills are in the temporary store (a spill lands before its map is swapped out).
+        // A commit finishing meanwhile only moves the value to the main store, so reading the
+        // main store after a miss is still right.
+        if self.spilled.load(Ordering::Acquire) {
+            let generation = self.generation.load(Ordering::Acquire);
+            let temporary = self
+                .db
+                .rocks
+                .get_pinned_cf(self.db.txn(), keys::temporary_key(generation, key))
+                .map_err(|e| self.db.rocks_err(e))?;
+            if let Some(raw) = temporary {
+                return Ok(f(keys::decode_value(&raw)));
+            }
         }
         Ok(f(self.db.get_committed(key, None)?.as_deref()))
     }
 
     fn write_all<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
-        let mut current = lock(&self.current);
-        self.check_writable()?;
-        let txn = self.db.txn();
-        let mut batch = WriteBatch::default();
-        let (mut bytes, mut records) = (0u64, 0u64);
-        for write in writes {
-            let (key, value) = match write {
-                Write::Put(key, value) => (key, Some(value)),
-                Write::Delete(key) => (key, None),
-                Write::DeleteRange(from, to) => {
-                    current.range_deletes.push((from.to_vec(), to.to_vec()));
-                    continue;
+        self.stage(|staged, current| {
+            for write in writes {
+                match write {
+                    Write::Put(key, value) => staged.stage(key, Some(value)),
+                    Write::Delete(key) => staged.stage(key, None),
+                    // applied after the records at commit: callers never put into a range they
+                    // deleted (expired segments)
+                    Write::DeleteRange(from, to) => current.range_deletes.push((from.to_vec(), to.to_vec())),
                 }
-            };
-            let value = keys::encode_value(value);
-            let key = keys::temporary_key(current.generation, key);
-            bytes += (key.len() + value.len()) as u64;
-            records += 1;
-            batch.put_cf(txn, key, value);
-        }
-        if records > 0 {
-            // One RocksDB write, logged in the WAL, so a commit only has to make the WAL durable.
-            self.dirty.store(true, Ordering::Release);
-            self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
-            current.bytes += bytes;
-            current.records += records;
-        }
-        Ok(())
+            }
+        })
+    }
+
+    fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<()> {
+        self.stage(|staged, _| staged.stage_owned(key, value))
     }
 
     fn range(&self, range: Range) -> Result<RangeIter> {
-        if self.reads_staged(range.committed_only) {
-            let (generation, snapshot) = self.committed.staged_read_point(&self.db, &self.generation);
-            return Ok(merge::open(&self.db, &range, generation, snapshot));
+        if range.committed_only {
+            // The committed view, never half of a commit, without waiting for one.
+            let (iterator, _) = self.committed.read(|snapshot| iter::committed(&self.db, &range, snapshot.cloned()));
+            return Ok(iterator);
         }
-        // The committed view, never half of a commit, without waiting for one.
-        let (iterator, _) = self.committed.read(|snapshot| iter::committed(&self.db, &range, snapshot.cloned()));
-        Ok(iterator)
+        loop {
+            // The map first, then what lies beneath it, with no spill or commit in between (the
+            // map would then pair with stores that hold newer writes of the same keys).
+            // The map's writes in the range are copied: the iterator is a snapshot, as Kafka's
+            // RocksDB iterators are (and as its transactional stores copy their staged entries).
+            let swaps = self.swaps.load(Ordering::SeqCst);
+            let walk = Walk::new(&range);
+            let batch = self.unspilled().copy_range(&walk);
+            let db = self.db.clone();
+            let iterator = if self.spilled.load(Ordering::SeqCst) {
+                let (generation, snapshot) = self.committed.staged_read_point(&self.db, &self.generation);
+                let cursor = merge::cursor(&self.db, &walk, generation, &snapshot);
+                RangeIter::new(BatchChunks::new(cursor, walk, batch, Some(snapshot), db))
+            } else {
+                let base = Db::raw_iterator(&self.db, DATA_CF, walk.read_options());
+                RangeIter::new(BatchChunks::new(base, walk, batch, None, db))
+            };
+            if self.swaps.load(Ordering::SeqCst) == swaps {
+                return Ok(iterator);
+            }
+        }
     }
 
     /// KIP-844's commit protocol, with the `current` lock held throughout.
@@ -163,16 +248,27 @@ impl Staging for TempStore {
         let mut current = lock(&self.current);
         self.check_writable()?;
         fault::point("commit:begin")?;
-        if current.records == 0 && current.range_deletes.is_empty() {
-            // Nothing staged (a restoring or standby task's commit): the offsets alone, in one
-            // atomic write.
-            let mut batch = WriteBatch::default();
-            offsets::append_writes(&mut batch, &self.db, &offset_writes);
-            self.db.write_commit(&batch, true)?;
+        let batch = self.unspilled();
+        let writes = lock(&batch.writes);
+        if !self.spilled.load(Ordering::Acquire) {
+            // Never spilled: the records, the range deletes and the offsets in one atomic write,
+            // as under indexed-batch. A failed write leaves the transaction as it was.
+            let data = self.db.data();
+            let mut write = WriteBatch::default();
+            writes.append_records(&mut write, &data);
+            for (from, to) in &current.range_deletes {
+                write.delete_range_cf(data, from, to);
+            }
+            offsets::append_writes(&mut write, &self.db, &offset_writes);
+            self.db.write_commit(&write, writes.entries.is_empty() && current.range_deletes.is_empty())?;
+            drop(writes);
             fault::point("commit:after-write")?;
             self.next_transaction(&mut current);
             return Ok(());
         }
+        // The rest of the map joins the spilled writes, then the copy.
+        self.spill(&mut current, &writes)?;
+        drop(writes);
         let record = CommitRecord {
             generation: current.generation,
             offset_writes,
@@ -209,12 +305,12 @@ impl Staging for TempStore {
                     roll_forward(&self.db, &record, Phase::Recovery, || {})?;
                 }
                 // The failed commit either landed in one write or left nothing behind.
-                None => truncate_generation(&self.db, current.generation, current.bytes)?,
+                None => truncate_generation(&self.db, current.generation, current.spilled_bytes)?,
             }
             self.interrupted.store(false, Ordering::Release);
             self.committed.thaw();
-        } else {
-            truncate_generation(&self.db, current.generation, current.bytes)?;
+        } else if self.spilled.load(Ordering::Acquire) {
+            truncate_generation(&self.db, current.generation, current.spilled_bytes)?;
         }
         self.next_transaction(&mut current);
         Ok(())
@@ -231,11 +327,13 @@ impl Staging for TempStore {
     }
 
     fn uncommitted_bytes(&self) -> u64 {
-        lock(&self.current).bytes
+        let current = lock(&self.current);
+        current.spilled_bytes + lock(&self.unspilled().writes).bytes
     }
 
     fn staged_writes(&self) -> u64 {
-        lock(&self.current).records
+        let current = lock(&self.current);
+        current.spilled_records + lock(&self.unspilled().writes).entries.len() as u64
     }
 }
 
