@@ -3,11 +3,11 @@
 //! merged over it). The indexed-batch strategy keeps a whole transaction here; the secondary-store
 //! strategy keeps the part of one that has not spilled to its temporary store.
 //!
-//! Every transaction (every spill, under secondary-store) has its own [`Batch`], shared (`Arc`)
-//! with the iterators opened during it: a commit or a spill swaps in a fresh batch instead of
-//! clearing this one. An iterator reads the map under its mutex, one chunk at a time, resuming
-//! after the last key it returned, so it also sees writes made to its batch while it is open.
-//! (Our own merge is 3x faster than RocksDB's base-delta iterator over a `WriteBatchWithIndex`.)
+//! Iterators read the map one chunk at a time, resuming after the last key they returned. Under
+//! indexed-batch every transaction has its own [`Batch`], shared (`Arc`) with the iterators opened
+//! during it (a commit swaps in a fresh batch instead of clearing this one), which they read under
+//! its mutex, so they also see writes made while they are open. Under secondary-store an iterator
+//! holds the map as it was when it opened ([`Staged`]). (Our own merge is 3x faster than RocksDB's base-delta iterator over a `WriteBatchWithIndex`.)
 
 use crate::db::{Db, Snapshot};
 use crate::error::Result;
@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// The writes of one transaction: key → value, or `None` for a delete.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Writes {
     pub(crate) entries: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     /// Key and value bytes of `entries`.
@@ -77,39 +77,46 @@ pub(crate) struct Batch {
     pub(crate) writes: Mutex<Writes>,
 }
 
-impl Batch {
-    /// A copy of the writes in `walk`'s range, for an iterator that must not see later writes (a
-    /// snapshot, as Kafka's own transactional stores copy the staged entries of an iterator's range).
-    pub(crate) fn copy_range(&self, walk: &Walk) -> Arc<Batch> {
-        let writes = lock(&self.writes);
-        let entries = match walk.remaining_bounds() {
-            Some(bounds) => writes.entries.range::<[u8], _>(bounds).map(|(key, value)| (key.clone(), value.clone())).collect(),
-            None => BTreeMap::new(),
-        };
-        Arc::new(Batch { writes: Mutex::new(Writes { entries, ..Writes::default() }) })
+/// Where a [`BatchChunks`] finds the writes it merges: a live [`Batch`] (indexed-batch: looked up
+/// afresh at every chunk, so the iterator sees writes made while it is open), or writes frozen when
+/// the iterator opened (secondary-store: an `Arc<Writes>` the writer copies before changing it
+/// while an iterator holds it, so the iterator is a snapshot).
+pub(crate) trait Staged: Send {
+    fn read<R>(&self, f: impl FnOnce(&Writes) -> R) -> R;
+}
+
+impl Staged for Arc<Batch> {
+    fn read<R>(&self, f: impl FnOnce(&Writes) -> R) -> R {
+        f(&lock(&self.writes))
     }
 }
 
-/// The writes of one [`Batch`] merged over `base`. It sees `base` as the cursor does (RocksDB
-/// iterators read at their creation, or at `snapshot`) plus the batch's writes, including writes
-/// made while it is open: each chunk looks up the map again after the last key returned.
-pub(crate) struct BatchChunks<C> {
+impl Staged for Arc<Writes> {
+    fn read<R>(&self, f: impl FnOnce(&Writes) -> R) -> R {
+        f(self)
+    }
+}
+
+/// Staged writes merged over `base`. It sees `base` as the cursor does (RocksDB iterators read at
+/// their creation, or at `snapshot`) plus the writes of `staged` (see [`Staged`]): each chunk looks
+/// up the map again after the last key returned.
+pub(crate) struct BatchChunks<C, S> {
     // Declared first: dropped before the snapshot and the Db it reads.
     base: C,
     walk: Walk,
-    batch: Arc<Batch>,
+    staged: S,
     _snapshot: Option<Arc<Snapshot>>,
     db: Arc<Db>,
 }
 
-impl<C: Cursor + Send> BatchChunks<C> {
-    /// `batch` merged over `base` in `walk`'s range; `snapshot` (if any) is the one `base` reads.
-    pub(crate) fn new(base: C, walk: Walk, batch: Arc<Batch>, snapshot: Option<Arc<Snapshot>>, db: Arc<Db>) -> Self {
-        BatchChunks { base, walk, batch, _snapshot: snapshot, db }
+impl<C: Cursor + Send, S: Staged> BatchChunks<C, S> {
+    /// `staged` merged over `base` in `walk`'s range; `snapshot` (if any) is the one `base` reads.
+    pub(crate) fn new(base: C, walk: Walk, staged: S, snapshot: Option<Arc<Snapshot>>, db: Arc<Db>) -> Self {
+        BatchChunks { base, walk, staged, _snapshot: snapshot, db }
     }
 }
 
-impl<C: Cursor + Send> Chunks for BatchChunks<C> {
+impl<C: Cursor + Send, S: Staged> Chunks for BatchChunks<C, S> {
     fn next_chunk(
         &mut self,
         max_entries: usize,
@@ -119,14 +126,16 @@ impl<C: Cursor + Send> Chunks for BatchChunks<C> {
         if self.walk.is_done() || max_entries == 0 {
             return Ok(0);
         }
-        let writes = lock(&self.batch.writes);
-        let Some(bounds) = self.walk.remaining_bounds() else { return Ok(0) };
-        let staged = writes.entries.range::<[u8], _>(bounds);
-        if self.walk.reverse() {
-            merge(&mut self.walk, &self.db, &mut self.base, staged.rev(), max_entries, max_bytes, emit)
-        } else {
-            merge(&mut self.walk, &self.db, &mut self.base, staged, max_entries, max_bytes, emit)
-        }
+        let BatchChunks { base, walk, staged, db, .. } = self;
+        staged.read(|writes| {
+            let Some(bounds) = walk.remaining_bounds() else { return Ok(0) };
+            let staged = writes.entries.range::<[u8], _>(bounds);
+            if walk.reverse() {
+                merge(walk, db, base, staged.rev(), max_entries, max_bytes, emit)
+            } else {
+                merge(walk, db, base, staged, max_entries, max_bytes, emit)
+            }
+        })
     }
 
     fn seek(&mut self, target: &[u8]) {

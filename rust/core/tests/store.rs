@@ -237,3 +237,31 @@ fn session_find_by_end_ignores_the_retention_filter_but_not_expired_segments() {
     assert_eq!(ends, vec![70_000, 125_000]);
     assert_eq!(db.segments().stream_time(), 125_000);
 }
+
+/// Secondary-store iterators are snapshots of the transaction too, as Kafka's are: writes made
+/// while one is open (in memory, spilled to the temporary store, or committed) stay invisible to
+/// it, and the writer's own view moves on.
+#[test]
+fn secondary_store_iterators_are_snapshots_of_the_transaction() {
+    for spill_bytes in [0, 64, 1 << 20] {
+        let dir = tempfile::tempdir().unwrap();
+        let options = StoreOptions { strategy: Strategy::SecondaryStore, spill_bytes, ..StoreOptions::default() };
+        let db = KeyValueStore::open(dir.path(), options).unwrap();
+        db.put(b"a", Some(b"committed")).unwrap();
+        db.commit(&[(tp(0), Some(1))], None).unwrap();
+        db.put(b"b", Some(b"staged")).unwrap();
+        let mut open = db.range(Range::all()).unwrap();
+        db.put(b"a", Some(b"overwritten")).unwrap();
+        db.put(b"c", Some(&[7u8; 100])).unwrap();
+        db.delete(b"b").unwrap();
+        let expected = vec![(b"a".to_vec(), b"committed".to_vec()), (b"b".to_vec(), b"staged".to_vec())];
+        assert_eq!(open.collect_all().unwrap(), expected, "spill_bytes {spill_bytes}");
+        let now = db.range(Range::all()).unwrap().collect_all().unwrap();
+        let keys: Vec<_> = now.iter().map(|(k, _)| k.as_slice()).collect();
+        assert_eq!(keys, [&b"a"[..], b"c"], "spill_bytes {spill_bytes}");
+        let mut open = db.range(Range::all()).unwrap();
+        db.commit(&[(tp(0), Some(2))], None).unwrap();
+        db.put(b"d", Some(b"next")).unwrap();
+        assert_eq!(open.collect_all().unwrap(), now, "spill_bytes {spill_bytes}: a commit and a write after it");
+    }
+}

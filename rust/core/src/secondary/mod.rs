@@ -30,7 +30,7 @@ mod keys;
 mod merge;
 mod roll_forward;
 
-use crate::batch::{Batch, BatchChunks, Writes};
+use crate::batch::{BatchChunks, Writes};
 use crate::db::{Db, Snapshot, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
@@ -71,9 +71,11 @@ pub(crate) struct TempStore {
     db: Arc<Db>,
     /// Held by writes and for a whole commit, so no write lands mid-commit.
     current: Mutex<Transaction>,
-    /// The transaction's writes since its last spill, shared with the iterators opened meanwhile;
-    /// a spill or a commit swaps in a fresh one.
-    unspilled: Mutex<Arc<Batch>>,
+    /// The transaction's writes since its last spill. Iterators hold the map as it was when they
+    /// opened (an `Arc` clone); a write copies the map first if an iterator still holds it
+    /// (`Arc::make_mut`), so the copy is paid only by a write made while an iterator is open. A
+    /// spill or a commit swaps in a fresh map.
+    unspilled: Mutex<Arc<Writes>>,
     /// Counts the swaps of `unspilled`, so a reader can tell that its map and its view of the
     /// stores beneath were taken with no spill or commit between them.
     swaps: AtomicU64,
@@ -107,13 +109,9 @@ impl TempStore {
         }
     }
 
-    fn unspilled(&self) -> Arc<Batch> {
-        lock(&self.unspilled).clone()
-    }
-
     /// Swaps in a fresh map for the transaction's next writes.
-    fn swap_unspilled(&self) {
-        *lock(&self.unspilled) = Arc::default();
+    fn swap_unspilled(&self, unspilled: &mut Arc<Writes>) {
+        *unspilled = Arc::default();
         self.swaps.fetch_add(1, Ordering::SeqCst);
     }
 
@@ -123,20 +121,20 @@ impl TempStore {
         *current = Transaction::new(generation);
         self.generation.store(generation, Ordering::Release);
         self.spilled.store(false, Ordering::Release);
-        self.swap_unspilled();
+        self.swap_unspilled(&mut lock(&self.unspilled));
     }
 
-    /// Writes `writes` (the map of `unspilled`) to the temporary store in one RocksDB write, in
-    /// key order, then swaps in a fresh map (caller holds the `current` lock). A failed write
-    /// leaves the map and the transaction as they were.
-    fn spill(&self, current: &mut Transaction, writes: &Writes) -> Result<()> {
-        if writes.entries.is_empty() {
+    /// Writes the map to the temporary store in one RocksDB write, in key order, then swaps in a
+    /// fresh map (caller holds the `current` lock and the map's). A failed write leaves the map
+    /// and the transaction as they were.
+    fn spill(&self, current: &mut Transaction, unspilled: &mut Arc<Writes>) -> Result<()> {
+        if unspilled.entries.is_empty() {
             return Ok(());
         }
         let txn = self.db.txn();
         let mut batch = WriteBatch::default();
         let mut bytes = 0u64;
-        for (key, value) in &writes.entries {
+        for (key, value) in &unspilled.entries {
             let key = keys::temporary_key(current.generation, key);
             let value = keys::encode_value(value.as_deref());
             bytes += (key.len() + value.len()) as u64;
@@ -146,21 +144,20 @@ impl TempStore {
         self.spilled.store(true, Ordering::Release);
         self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
         current.spilled_bytes += bytes;
-        current.spilled_records += writes.entries.len() as u64;
-        self.swap_unspilled();
+        current.spilled_records += unspilled.entries.len() as u64;
+        self.swap_unspilled(unspilled);
         Ok(())
     }
 
-    /// Stages writes in the map (`stage` under its lock), then spills it if it grew past the
-    /// spill size.
+    /// Stages writes in the map (`stage`, with the map copied first if an iterator holds it), then
+    /// spills it if it grew past the spill size.
     fn stage(&self, stage: impl FnOnce(&mut Writes, &mut Transaction)) -> Result<()> {
         let mut current = lock(&self.current);
         self.check_writable()?;
-        let batch = self.unspilled();
-        let mut writes = lock(&batch.writes);
-        stage(&mut writes, &mut current);
-        if writes.bytes > self.spill_bytes {
-            self.spill(&mut current, &writes)?;
+        let mut unspilled = lock(&self.unspilled);
+        stage(Arc::make_mut(&mut unspilled), &mut current);
+        if unspilled.bytes > self.spill_bytes {
+            self.spill(&mut current, &mut unspilled)?;
         }
         Ok(())
     }
@@ -173,9 +170,8 @@ impl Staging for TempStore {
             return Ok(f(value?.as_deref()));
         }
         {
-            let batch = self.unspilled();
-            let writes = lock(&batch.writes);
-            if let Some(staged) = writes.entries.get(key) {
+            let unspilled = lock(&self.unspilled);
+            if let Some(staged) = unspilled.entries.get(key) {
                 return Ok(f(staged.as_deref()));
             }
         }
@@ -223,11 +219,11 @@ impl Staging for TempStore {
         loop {
             // The map first, then what lies beneath it, with no spill or commit in between (the
             // map would then pair with stores that hold newer writes of the same keys).
-            // The map's writes in the range are copied: the iterator is a snapshot, as Kafka's
-            // RocksDB iterators are (and as its transactional stores copy their staged entries).
+            // The map as it is now: the iterator is a snapshot, as Kafka's RocksDB iterators are
+            // (and as its transactional stores copy their staged entries per iterator).
             let swaps = self.swaps.load(Ordering::SeqCst);
             let walk = Walk::new(&range);
-            let batch = self.unspilled().copy_range(&walk);
+            let batch = lock(&self.unspilled).clone();
             let db = self.db.clone();
             let iterator = if self.spilled.load(Ordering::SeqCst) {
                 let (generation, snapshot) = self.committed.staged_read_point(&self.db, &self.generation);
@@ -248,8 +244,7 @@ impl Staging for TempStore {
         let mut current = lock(&self.current);
         self.check_writable()?;
         fault::point("commit:begin")?;
-        let batch = self.unspilled();
-        let writes = lock(&batch.writes);
+        let mut writes = lock(&self.unspilled);
         if !self.spilled.load(Ordering::Acquire) {
             // Never spilled: the records, the range deletes and the offsets in one atomic write,
             // as under indexed-batch. A failed write leaves the transaction as it was.
@@ -267,7 +262,7 @@ impl Staging for TempStore {
             return Ok(());
         }
         // The rest of the map joins the spilled writes, then the copy.
-        self.spill(&mut current, &writes)?;
+        self.spill(&mut current, &mut writes)?;
         drop(writes);
         let record = CommitRecord {
             generation: current.generation,
@@ -328,12 +323,12 @@ impl Staging for TempStore {
 
     fn uncommitted_bytes(&self) -> u64 {
         let current = lock(&self.current);
-        current.spilled_bytes + lock(&self.unspilled().writes).bytes
+        current.spilled_bytes + lock(&self.unspilled).bytes
     }
 
     fn staged_writes(&self) -> u64 {
         let current = lock(&self.current);
-        current.spilled_records + lock(&self.unspilled().writes).entries.len() as u64
+        current.spilled_records + lock(&self.unspilled).entries.len() as u64
     }
 }
 
