@@ -100,7 +100,7 @@ abstract class AbstractTxnStore<S extends NativeStore> implements TransactionalS
      *
      * @throws ProcessorStateException if the commit fails. Under {@link TransactionStrategy#INDEXED_BATCH}
      *     nothing of it is then durable. Under {@link TransactionStrategy#SECONDARY_STORE} a commit
-     *     that fails after its commit file was written is decided: the store refuses further
+     *     that fails after its commit record was written is decided: the store refuses further
      *     writes until {@link #recover(long)} rolls it forward, or reopening the store does.
      */
     @Override
@@ -116,7 +116,7 @@ abstract class AbstractTxnStore<S extends NativeStore> implements TransactionalS
     /**
      * KIP-844's recover: drops the uncommitted writes and returns the committed changelog offset
      * (or {@code changelogOffset} if none is committed). Under {@link TransactionStrategy#SECONDARY_STORE},
-     * if the last commit failed after its commit file was written, that commit is rolled forward
+     * if the last commit failed after its commit record was written, that commit is rolled forward
      * instead, and the offset returned is the one it committed.
      *
      * @throws ProcessorStateException if dropping the writes or rolling the commit forward fails

@@ -25,16 +25,18 @@ public enum TransactionStrategy {
     INDEXED_BATCH("indexed-batch"),
 
     /**
-     * {@code secondary-store}, KIP-844's reference design: uncommitted writes go to a temporary
-     * store on disk (a column family of the same RocksDB, which spills to disk under the shared
-     * write-buffer budget), and reads merge it over the main store. A commit makes the temporary
-     * store durable, writes a commit file with the offsets, copies the writes into the main store
-     * in bounded batches, then deletes the commit file; opening the store (or recovering it) after
-     * a crash rolls a commit forward if its commit file exists and drops the temporary store
-     * otherwise. Pick it when a transaction may be far larger than memory: long commit intervals,
-     * huge restores-by-processing (for example reprocessing a topic from the beginning), large
-     * aggregations or joins between commits. The price: every record is written twice (to the
-     * temporary store, then to the main store at commit), so commits are slower and write more.
+     * {@code secondary-store}, KIP-844's reference design, for transactions larger than memory:
+     * uncommitted writes wait in memory as under {@link #INDEXED_BATCH}, but only up to 16 MiB per
+     * store; beyond that they spill, in key order, to a temporary store on disk (a column family of
+     * the same RocksDB, which flushes to disk under the shared write-buffer budget), and reads
+     * merge memory, the temporary store and the main store. A transaction that never spilled
+     * commits in one atomic write, exactly as under {@link #INDEXED_BATCH}; one that spilled is
+     * copied into the main store in bounded writes behind a commit record (stored with the first
+     * of them) that recovery rolls forward after a crash. Pick it when a transaction may be far
+     * larger than memory: long commit intervals, huge restores-by-processing (for example
+     * reprocessing a topic from the beginning), large aggregations or joins between commits. The
+     * price is paid only by transactions that spill: their records are written twice (to the
+     * temporary store, then to the main store at commit).
      */
     SECONDARY_STORE("secondary-store");
 

@@ -43,8 +43,8 @@ public interface TransactionalStateStore extends StateStore {
      * @throws org.apache.kafka.streams.errors.InvalidStateStoreException if the store is not open
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if the commit fails. Under
      *     {@link TransactionStrategy#INDEXED_BATCH} nothing of it is then durable. Under
-     *     {@link TransactionStrategy#SECONDARY_STORE} a commit that fails after its commit file was
-     *     written is decided: the store refuses further writes until {@link #recover(long)} rolls
+     *     {@link TransactionStrategy#SECONDARY_STORE} a commit that fails after its commit record was
+     *     written (with the first write of a copy) is decided: the store refuses further writes until {@link #recover(long)} rolls
      *     it forward (or the store is reopened)
      */
     void commit(Long changelogOffset);
@@ -52,7 +52,7 @@ public interface TransactionalStateStore extends StateStore {
     /**
      * Recovers the store after a failure, leaving the state of the last decided commit: drops
      * every write not yet committed. Under {@link TransactionStrategy#SECONDARY_STORE}, if the
-     * last commit failed after its commit file was written, that commit was decided, so it is
+     * last commit failed after its commit record was written, that commit was decided, so it is
      * rolled forward instead: its writes, offset and position become committed, and the offset
      * returned is the one it committed.
      *

@@ -38,8 +38,9 @@ public final class TxnRocksDBConfig {
     /**
      * {@value}: string, {@code indexed-batch} (default) or {@code secondary-store}. Where
      * transactional stores keep their uncommitted writes: in memory, committed with one atomic
-     * write ({@code indexed-batch}), or in a temporary store on disk, so a transaction may be far
-     * larger than memory, at the cost of writing every record twice ({@code secondary-store}).
+     * write ({@code indexed-batch}), or in memory up to 16 MiB per store and beyond that in a
+     * temporary store on disk, so a transaction may be far larger than memory, at the cost of
+     * writing the records of such a transaction twice ({@code secondary-store}).
      * See {@link TransactionStrategy} for when to pick which. A strategy passed to a
      * {@link TxnStores} factory method overrides this entry for that store; write-through stores
      * ignore it. A malformed value makes the store's initialization fail with a
@@ -141,7 +142,8 @@ public final class TxnRocksDBConfig {
         .define(TRANSACTION_STRATEGY_CONFIG, Type.STRING, TRANSACTION_STRATEGY_DEFAULT, new StrategyValidator(),
             Importance.MEDIUM,
             "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
-                + " commit) or secondary-store (a temporary store on disk, for transactions larger than memory)")
+                + " commit) or secondary-store (in memory up to 16 MiB per store, beyond that a temporary store on disk, for"
+                + " transactions larger than memory)")
         .define(MEMORY_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, MEMORY_BLOCK_CACHE_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
             Importance.MEDIUM,
             "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")

@@ -85,9 +85,9 @@ public abstract class NativeStore implements AutoCloseable {
     /**
      * Commits the staged writes, the offsets update and (if non-null) the position blob; returns
      * once they are durable per the store's sync setting. A crash at any point leaves either all
-     * of it or none (indexed-batch: one atomic RocksDB write; secondary-store: the commit file
-     * decides, and recovery rolls a decided commit forward). If it throws after a secondary-store
-     * commit file was written, the store refuses writes and commits until {@link #rollback} rolls
+     * of it or none (indexed-batch: one atomic RocksDB write; secondary-store: one atomic write, or a copy
+     * behind a commit record that recovery rolls forward). If it throws after a secondary-store
+     * commit record was written, the store refuses writes and commits until {@link #rollback} rolls
      * that commit forward.
      *
      * @param offsets the changelog offsets update: an empty map clears every committed offset, a
@@ -138,7 +138,7 @@ public abstract class NativeStore implements AutoCloseable {
     }
 
     /**
-     * Drops all uncommitted writes. If a secondary-store commit failed half-way (its commit file
+     * Drops all uncommitted writes. If a secondary-store commit failed half-way (its commit record
      * was written, then copying into the main store failed), rolls that commit forward instead:
      * the commit was decided, so afterwards its data, offsets and position are committed, and
      * {@link #committedOffsets} and {@link #committedPosition} may differ from before the call.
