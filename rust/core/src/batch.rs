@@ -12,6 +12,7 @@
 use crate::db::{Db, Snapshot};
 use crate::error::Result;
 use crate::iter::{Chunks, Cursor, Step, Walk};
+use crate::offsets::{self, OffsetWrites};
 use crate::staging::lock;
 use rust_rocksdb::{AsColumnFamilyRef, WriteBatch};
 use std::collections::BTreeMap;
@@ -68,6 +69,26 @@ impl Writes {
             }
         }
     }
+}
+
+/// Commits `writes` in ONE atomic RocksDB write: the records in key order (RocksDB's memtable then
+/// finds each insert position next to the previous one), then `range_deletes`, then the offsets
+/// (see `Db::write_commit`). Nothing in `writes` is touched, so a failed write leaves the
+/// transaction as it was.
+pub(crate) fn commit_in_one_write(
+    db: &Db,
+    writes: &Writes,
+    range_deletes: &[(Vec<u8>, Vec<u8>)],
+    offset_writes: &OffsetWrites,
+) -> Result<()> {
+    let data = db.data();
+    let mut batch = WriteBatch::default();
+    writes.append_records(&mut batch, &data);
+    for (from, to) in range_deletes {
+        batch.delete_range_cf(data, from, to);
+    }
+    offsets::append_writes(&mut batch, db, offset_writes);
+    db.write_commit(&batch, writes.entries.is_empty() && range_deletes.is_empty())
 }
 
 /// One transaction's writes (or, under secondary-store, those since its last spill), shared with

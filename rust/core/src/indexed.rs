@@ -5,14 +5,13 @@
 //! with a RocksDB iterator over committed data. The map and its merge live in `batch.rs` (the
 //! secondary-store strategy keeps the unspilled part of its transactions there too).
 
-use crate::batch::{Batch, BatchChunks};
+use crate::batch::{self, Batch, BatchChunks};
 use crate::db::{Db, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};
-use crate::offsets::{self, OffsetWrites};
+use crate::offsets::OffsetWrites;
 use crate::staging::{lock, Staging};
-use rust_rocksdb::WriteBatch;
 use std::sync::{Arc, Mutex};
 
 /// The staging of the indexed-batch strategy.
@@ -84,17 +83,8 @@ impl Staging for IndexedBatch {
         let mut current = lock(&self.current);
         fault::point("commit:begin")?;
         {
-            // One WriteBatch: the staged records in key order, then range deletes and offsets.
-            // The staged writes are not touched, so a failed write leaves the transaction as it was.
             let staged = lock(&current.writes);
-            let data = self.db.data();
-            let mut batch = WriteBatch::default();
-            staged.append_records(&mut batch, &data);
-            for (from, to) in &staged.range_deletes {
-                batch.delete_range_cf(data, from, to);
-            }
-            offsets::append_writes(&mut batch, &self.db, &offset_writes);
-            self.db.write_commit(&batch, staged.entries.is_empty() && staged.range_deletes.is_empty())?;
+            batch::commit_in_one_write(&self.db, &staged, &staged.range_deletes, &offset_writes)?;
         }
         fault::point("commit:after-write")?;
         *current = Arc::default();

@@ -30,12 +30,12 @@ mod keys;
 mod merge;
 mod roll_forward;
 
-use crate::batch::{BatchChunks, Writes};
+use crate::batch::{self, BatchChunks, Writes};
 use crate::db::{Db, Snapshot, Write, DATA_CF};
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};
-use crate::offsets::{self, OffsetWrites};
+use crate::offsets::OffsetWrites;
 use crate::staging::{lock, Staging};
 use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase};
 use txn_rocksdb_format::commit_record::CommitRecord;
@@ -247,15 +247,8 @@ impl Staging for TempStore {
         let mut writes = lock(&self.unspilled);
         if !self.spilled.load(Ordering::Acquire) {
             // Never spilled: the records, the range deletes and the offsets in one atomic write,
-            // as under indexed-batch. A failed write leaves the transaction as it was.
-            let data = self.db.data();
-            let mut write = WriteBatch::default();
-            writes.append_records(&mut write, &data);
-            for (from, to) in &current.range_deletes {
-                write.delete_range_cf(data, from, to);
-            }
-            offsets::append_writes(&mut write, &self.db, &offset_writes);
-            self.db.write_commit(&write, writes.entries.is_empty() && current.range_deletes.is_empty())?;
+            // as under indexed-batch.
+            batch::commit_in_one_write(&self.db, &writes, &current.range_deletes, &offset_writes)?;
             drop(writes);
             fault::point("commit:after-write")?;
             self.next_transaction(&mut current);
