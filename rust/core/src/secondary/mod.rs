@@ -37,7 +37,7 @@ use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};
 use crate::offsets::OffsetWrites;
 use crate::staging::{lock, Staging};
-use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase};
+use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase, COPY_BATCH_BYTES};
 use txn_rocksdb_format::commit_record::CommitRecord;
 use rust_rocksdb::WriteBatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -124,7 +124,7 @@ impl TempStore {
         self.swap_unspilled(&mut lock(&self.unspilled));
     }
 
-    /// Writes the map to the temporary store in one RocksDB write, in key order, then swaps in a
+    /// Writes the map to the temporary store in key order, in writes of about 4 MiB, then swaps in a
     /// fresh map (caller holds the `current` lock and the map's). A failed write leaves the map
     /// and the transaction as they were.
     fn spill(&self, current: &mut Transaction, unspilled: &mut Arc<Writes>) -> Result<()> {
@@ -132,17 +132,25 @@ impl TempStore {
             return Ok(());
         }
         let txn = self.db.txn();
-        let mut batch = WriteBatch::default();
-        let mut bytes = 0u64;
+        let (mut batch, mut batch_bytes, mut bytes) = (WriteBatch::default(), 0usize, 0u64);
+        self.spilled.store(true, Ordering::Release);
         for (key, value) in &unspilled.entries {
             let key = keys::temporary_key(current.generation, key);
             let value = keys::encode_value(value.as_deref());
-            bytes += (key.len() + value.len()) as u64;
+            batch_bytes += key.len() + value.len();
             batch.put_cf(txn, key, value);
+            // In writes of at most a copy batch, so the batch adds little to the map's memory (a
+            // spill cut short is harmless: the map stays until the spill is complete, and a crash
+            // drops the uncommitted transaction anyway). Logged in the WAL, so a commit only has
+            // to make the WAL durable.
+            if batch_bytes >= COPY_BATCH_BYTES {
+                self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
+                (batch, bytes) = (WriteBatch::default(), bytes + batch_bytes as u64);
+                batch_bytes = 0;
+            }
         }
-        // Logged in the WAL, so a commit only has to make the WAL durable.
-        self.spilled.store(true, Ordering::Release);
         self.db.rocks.write(&batch).map_err(|e| self.db.rocks_err(e))?;
+        bytes += batch_bytes as u64;
         current.spilled_bytes += bytes;
         current.spilled_records += unspilled.entries.len() as u64;
         self.swap_unspilled(unspilled);
