@@ -262,8 +262,13 @@ impl Staging for TempStore {
             self.next_transaction(&mut current);
             return Ok(());
         }
-        // The rest of the map joins the spilled writes, then the copy.
-        self.spill(&mut current, &mut writes)?;
+        // The rest of the map joins the spilled writes, then the copy. A failed spill fails the
+        // commit as a copy failing before its first write does: the store refuses writes until
+        // `rollback` (or a reopen) drops the transaction.
+        if let Err(e) = self.spill(&mut current, &mut writes) {
+            self.interrupted.store(true, Ordering::Release);
+            return Err(e);
+        }
         drop(writes);
         let record = CommitRecord {
             generation: current.generation,
