@@ -6,9 +6,9 @@
 //! opened on it) serializes close against every other call on the same handle, so the pointer is
 //! live for the duration of a call.
 
-use crate::ffi::{invalid, NativeError, NativeResult};
+use crate::ffi::{invalid, NativeError, NativeResult, RawEnv};
 use jni::objects::JByteArray;
-use jni::sys::{jboolean, jbyte, jlong, jsize};
+use jni::sys::{jboolean, jbyte, jbyteArray, jlong, jsize};
 use jni::Env;
 use txn_rocksdb::Error as CoreError;
 
@@ -65,17 +65,56 @@ pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> 
 /// none can be pending (a native method starts without one), `GetArrayLength` never throws, and
 /// `GetByteArrayRegion` over the array's own length cannot throw either.
 fn copy_array(env: &Env<'_>, array: &JByteArray<'_>) -> Vec<u8> {
-    let raw = env.get_raw();
-    // SAFETY: `raw` is this thread's valid JNIEnv (we are inside a native call) and `array` a
-    // valid, non-null local reference to a byte[]; the region is exactly the array's length, and
-    // the vector has that capacity before its length is set.
+    // SAFETY: `env` is this thread's valid JNIEnv (we are inside a native call) and `array` a
+    // valid, non-null local reference to a byte[].
+    unsafe { copy_raw_array(RawEnv(env.get_raw()), array.as_raw()) }
+}
+
+/// [`copy_array`] on raw JNI values.
+///
+/// # Safety
+/// `env` is this thread's valid JNIEnv and `array` a valid, non-null reference to a byte[].
+unsafe fn copy_raw_array(env: RawEnv, array: jbyteArray) -> Vec<u8> {
+    let raw = env.0;
+    // SAFETY: the region is exactly the array's length, and the vector has that capacity before
+    // its length is set.
     unsafe {
         let interface = *raw;
-        let length = ((*interface).v1_1.GetArrayLength)(raw, array.as_raw());
+        let length = ((*interface).v1_1.GetArrayLength)(raw, array);
         let mut bytes: Vec<u8> = Vec::with_capacity(length as usize);
-        ((*interface).v1_1.GetByteArrayRegion)(raw, array.as_raw(), 0, length, bytes.as_mut_ptr() as *mut jbyte);
+        ((*interface).v1_1.GetByteArrayRegion)(raw, array, 0, length, bytes.as_mut_ptr() as *mut jbyte);
         bytes.set_len(length as usize);
         bytes
+    }
+}
+
+impl RawEnv {
+    /// [`optional_bytes`] for [`crate::ffi::run_raw`]: `array` is the native method's own argument.
+    pub(crate) fn optional_bytes(self, array: &JByteArray<'_>) -> Option<Vec<u8>> {
+        // SAFETY: `self` is the JNIEnv of the native call `array` was passed to.
+        (!array.is_null()).then(|| unsafe { copy_raw_array(self, array.as_raw()) })
+    }
+
+    /// [`required_bytes`] for [`crate::ffi::run_raw`].
+    pub(crate) fn required_bytes(self, array: &JByteArray<'_>, what: &str) -> NativeResult<Vec<u8>> {
+        self.optional_bytes(array).ok_or_else(|| invalid(format!("{what} must not be null")))
+    }
+
+    /// [`new_array`] for [`crate::ffi::run_raw`]: a local reference the native method returns.
+    pub(crate) fn new_array(self, bytes: &[u8]) -> NativeResult<jbyteArray> {
+        let length = jsize::try_from(bytes.len()).map_err(|_| invalid(format!("{} bytes do not fit a Java array", bytes.len())))?;
+        let raw = self.0;
+        // SAFETY: `raw` is this native call's JNIEnv; the new array is `length` long, so the
+        // region write cannot throw.
+        unsafe {
+            let interface = *raw;
+            let array = ((*interface).v1_1.NewByteArray)(raw, length);
+            if array.is_null() {
+                return Err(NativeError::Jni(jni::errors::Error::JavaException));
+            }
+            ((*interface).v1_1.SetByteArrayRegion)(raw, array, 0, length, bytes.as_ptr() as *const jbyte);
+            Ok(array)
+        }
     }
 }
 
@@ -100,16 +139,7 @@ pub(crate) fn fill_array(env: &Env<'_>, array: &JByteArray<'_>, bytes: &[u8]) {
 /// A new Java `byte[]` holding `bytes`, with two raw JNI calls (see [`copy_array`]): only
 /// `NewByteArray` can fail (out of memory: it returns null with the exception pending).
 pub(crate) fn new_array<'local>(env: &mut Env<'local>, bytes: &[u8]) -> NativeResult<JByteArray<'local>> {
-    let length = jsize::try_from(bytes.len()).map_err(|_| invalid(format!("{} bytes do not fit a Java array", bytes.len())))?;
-    let raw = env.get_raw();
-    // SAFETY: as in `copy_array`; the new array is `length` long, so the region write cannot throw.
-    unsafe {
-        let interface = *raw;
-        let array = ((*interface).v1_1.NewByteArray)(raw, length);
-        if array.is_null() {
-            return Err(NativeError::Jni(jni::errors::Error::JavaException));
-        }
-        ((*interface).v1_1.SetByteArrayRegion)(raw, array, 0, length, bytes.as_ptr() as *const jbyte);
-        Ok(JByteArray::from_raw(env, array))
-    }
+    let array = RawEnv(env.get_raw()).new_array(bytes)?;
+    // SAFETY: a new local reference to a byte[] of this env's frame.
+    Ok(unsafe { JByteArray::from_raw(env, array) })
 }

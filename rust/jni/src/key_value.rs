@@ -5,12 +5,12 @@
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
 
 use crate::codec;
-use crate::ffi::run;
-use crate::handles::{flag, new_array, optional_bytes, required_bytes, to_java};
+use crate::ffi::{run, run_raw};
+use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
 use crate::store::{open_options, OpenArguments, store, store_handle, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jboolean, jlong};
+use jni::sys::{jboolean, jbyteArray, jlong};
 use jni::EnvUnowned;
 use txn_rocksdb::{KeyValueStore, Range};
 
@@ -47,6 +47,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     })
 }
 
+/// Per record, so through [`run_raw`] (as `put`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_get<'l>(
     mut env: EnvUnowned<'l>,
@@ -54,16 +55,17 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     handle: jlong,
     key: JByteArray<'l>,
     committed_only: jboolean,
-) -> JByteArray<'l> {
-    run(&mut env, |env| {
-        let key = required_bytes(env, &key, "key")?;
+) -> jbyteArray {
+    run_raw(&mut env, std::ptr::null_mut(), |env| {
+        let key = env.required_bytes(&key, "key")?;
         store(handle)?.key_value().get_with(&key, flag(committed_only), |v| match v {
-            Some(v) => new_array(env, v),
-            None => Ok(JByteArray::default()),
+            Some(v) => env.new_array(v),
+            None => Ok(std::ptr::null_mut()),
         })?
     })
 }
 
+/// Per record, so through [`run_raw`] (as `get`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_put<'l>(
     mut env: EnvUnowned<'l>,
@@ -72,9 +74,9 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     key: JByteArray<'l>,
     value: JByteArray<'l>,
 ) {
-    run(&mut env, |env| {
-        let key = required_bytes(env, &key, "key")?;
-        let value = optional_bytes(env, &value)?;
+    run_raw(&mut env, (), |env| {
+        let key = env.required_bytes(&key, "key")?;
+        let value = env.optional_bytes(&value);
         Ok(store(handle)?.key_value().put_owned(key, value)?)
     })
 }
