@@ -3,7 +3,10 @@
 //! compactions are let settle), with the default memory budget: the engine's point reads at any
 //! state size, for comparing table layouts (`docs/profiles.md`, "Point gets at every state size").
 //!
-//!     cargo run --release --example point_gets -- <keys> [seconds per round]
+//!     cargo run --release --example point_gets -- <keys> [seconds per round] [as-loaded]
+//!
+//! `as-loaded` reads the store as the load left it (the last keys still in memtables, no reopen, no
+//! settling), as a benchmark that loads then reads does (`bench/`'s JMH gets).
 //!
 //! `TXN_TUNING` adds RocksDB options to the store, as `txn.rocksdb.options` would, e.g.
 //! `TXN_TUNING='block_based_table_factory={index_type=kBinarySearch;partition_filters=false}'`.
@@ -24,12 +27,17 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let keys: u64 = args.get(1).map_or(100_000, |a| a.parse().unwrap());
     let seconds: u64 = args.get(2).map_or(5, |a| a.parse().unwrap());
+    let as_loaded = match args.get(3).map(String::as_str) {
+        None | Some("settled") => false,
+        Some("as-loaded") => true,
+        Some(other) => panic!("layout '{other}': expected settled or as-loaded"),
+    };
     let tuning_text = std::env::var("TXN_TUNING").unwrap_or_default();
     let tuning = Tuning::new(&[&tuning_text]).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let options = StoreOptions { tuning, ..StoreOptions::default() };
     let tp = TopicPartition { topic: "c".into(), partition: 0 };
-    {
+    let loaded = {
         let store = KeyValueStore::open(dir.path(), options.clone()).unwrap();
         let started = Instant::now();
         for i in 0..keys {
@@ -40,8 +48,14 @@ fn main() {
         }
         store.commit(&[(tp.clone(), Some(keys as i64))], None).unwrap();
         eprintln!("loaded {keys} keys in {:?}", started.elapsed());
-    }
-    let store = KeyValueStore::open(dir.path(), options).unwrap();
+        store
+    };
+    let store = if as_loaded {
+        loaded
+    } else {
+        drop(loaded);
+        KeyValueStore::open(dir.path(), options).unwrap()
+    };
     let mut x = 88172645463325252u64;
     let mut next = || {
         x ^= x << 13;
@@ -51,7 +65,7 @@ fn main() {
     };
     // let the compactions the load started settle, so every variant reads the same shape of tree
     let settle = Instant::now();
-    loop {
+    while !as_loaded {
         let stats = store.stats();
         let busy = stats[txn_rocksdb::stats::Stat::NumRunningCompactions as usize] > 0
             || stats[txn_rocksdb::stats::Stat::NumRunningFlushes as usize] > 0
@@ -79,6 +93,6 @@ fn main() {
             gets += 1000;
         }
         let rate = gets as f64 / started.elapsed().as_secs_f64();
-        println!("keys={keys} round={round} gets/s={rate:.0} tuning='{tuning_text}'");
+        println!("keys={keys} layout={} round={round} gets/s={rate:.0} tuning='{tuning_text}'", if as_loaded { "as-loaded" } else { "settled" });
     }
 }
