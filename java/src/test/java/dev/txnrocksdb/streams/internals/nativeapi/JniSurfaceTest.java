@@ -43,7 +43,7 @@ class JniSurfaceTest {
         Map.entry("EnvUnowned", "JNIEnv *"), Map.entry("JClass", "jclass"), Map.entry("JObject", "jobject"),
         Map.entry("JString", "jstring"), Map.entry("JByteArray", "jbyteArray"), Map.entry("JLongArray", "jlongArray"),
         Map.entry("JIntArray", "jintArray"), Map.entry("JObjectArray", "jobjectArray"),
-        Map.entry("jboolean", "jboolean"), Map.entry("jbyte", "jbyte"), Map.entry("jint", "jint"),
+        Map.entry("jbyteArray", "jbyteArray"), Map.entry("jboolean", "jboolean"), Map.entry("jbyte", "jbyte"), Map.entry("jint", "jint"),
         Map.entry("jlong", "jlong"), Map.entry("jdouble", "jdouble"));
 
     @TempDir
