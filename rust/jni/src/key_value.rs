@@ -27,6 +27,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     statistics: jboolean,
     rocksdb_options: JString<'l>,
     store_rocksdb_options: JString<'l>,
+    spill_bytes: jlong,
 ) -> jlong {
     run(&mut env, |env| {
         let (path, options) = open_options(
@@ -41,6 +42,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
                 statistics,
                 rocksdb_options: &rocksdb_options,
                 store_rocksdb_options: &store_rocksdb_options,
+                spill_bytes,
             },
         )?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))

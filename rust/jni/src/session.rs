@@ -27,6 +27,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     statistics: jboolean,
     rocksdb_options: JString<'l>,
     store_rocksdb_options: JString<'l>,
+    spill_bytes: jlong,
     retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
@@ -43,6 +44,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
                 statistics,
                 rocksdb_options: &rocksdb_options,
                 store_rocksdb_options: &store_rocksdb_options,
+                spill_bytes,
             },
         )?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };

@@ -108,6 +108,9 @@ pub(crate) struct OpenArguments<'a, 'l> {
     /// The RocksDB options for every store, then this store's own (`txn.rocksdb.options`).
     pub(crate) rocksdb_options: &'a JString<'l>,
     pub(crate) store_rocksdb_options: &'a JString<'l>,
+    /// Bytes of a secondary-store transaction kept in memory before they spill to the temporary
+    /// store (`txn.rocksdb.secondary.store.spill.bytes`, `StoreOptions::spill_bytes`); >= 0.
+    pub(crate) spill_bytes: jlong,
 }
 
 /// The directory and options every kind's `open` takes, from its Java arguments.
@@ -126,6 +129,7 @@ pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) 
     let every_store = named(env, arguments.rocksdb_options, "RocksDB options")?;
     let this_store = named(env, arguments.store_rocksdb_options, "RocksDB options")?;
     let tuning = Tuning::new(&[&every_store, &this_store])?;
+    let spill_bytes = spill_bytes(arguments.spill_bytes)?;
     Ok((
         path,
         StoreOptions {
@@ -136,14 +140,33 @@ pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) 
             value_format,
             statistics: flag(arguments.statistics),
             tuning,
-            spill_bytes: DEFAULT_SPILL_BYTES,
+            spill_bytes,
         },
     ))
+}
+
+/// The spill size Java passed, refused when negative (Java's configuration refuses it first).
+fn spill_bytes(value: jlong) -> NativeResult<usize> {
+    usize::try_from(value).map_err(|_| {
+        invalid(format!(
+            "the secondary-store spill size (txn.rocksdb.secondary.store.spill.bytes) must be at least 0 bytes, not {value}"
+        ))
+    })
 }
 
 /// Whether a window or session put was written (false: its segment had expired).
 pub(crate) fn written(outcome: PutOutcome) -> jboolean {
     jbool(outcome == PutOutcome::Written)
+}
+
+/// The engine's default spill size (`DEFAULT_SPILL_BYTES`), which Java's default of
+/// `txn.rocksdb.secondary.store.spill.bytes` must equal (a Java test compares them).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeStore_defaultSpillBytes<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+) -> jlong {
+    run(&mut env, |_| Ok(jlong::try_from(DEFAULT_SPILL_BYTES).unwrap_or(jlong::MAX)))
 }
 
 #[unsafe(no_mangle)]

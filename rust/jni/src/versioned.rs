@@ -41,6 +41,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
     statistics: jboolean,
     rocksdb_options: JString<'l>,
     store_rocksdb_options: JString<'l>,
+    spill_bytes: jlong,
     history_retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
@@ -57,6 +58,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
                 statistics,
                 rocksdb_options: &rocksdb_options,
                 store_rocksdb_options: &store_rocksdb_options,
+                spill_bytes,
             },
         )?;
         let geometry = VersionedOptions { history_retention_ms, segment_interval_ms };

@@ -26,8 +26,9 @@ public enum TransactionStrategy {
 
     /**
      * {@code secondary-store}, KIP-844's reference design, for transactions larger than memory:
-     * uncommitted writes wait in memory as under {@link #INDEXED_BATCH}, but only up to 16 MiB per
-     * store; beyond that they spill, in key order, to a temporary store on disk (a column family of
+     * uncommitted writes wait in memory as under {@link #INDEXED_BATCH}, but only up to
+     * {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG} (16 MiB by default) per store;
+     * beyond that they spill, in key order, to a temporary store on disk (a column family of
      * the same RocksDB, which flushes to disk under the shared write-buffer budget), and reads
      * merge memory, the temporary store and the main store. A transaction that never spilled
      * commits in one atomic write, exactly as under {@link #INDEXED_BATCH}; one that spilled is

@@ -38,8 +38,8 @@ public final class TxnRocksDBConfig {
     /**
      * {@value}: string, {@code indexed-batch} (default) or {@code secondary-store}. Where
      * transactional stores keep their uncommitted writes: in memory, committed with one atomic
-     * write ({@code indexed-batch}), or in memory up to 16 MiB per store and beyond that in a
-     * temporary store on disk, so a transaction may be far larger than memory, at the cost of
+     * write ({@code indexed-batch}), or in memory up to {@link #SECONDARY_STORE_SPILL_BYTES_CONFIG}
+     * (16 MiB) per store and beyond that in a temporary store on disk, so a transaction may be far larger than memory, at the cost of
      * writing the records of such a transaction twice ({@code secondary-store}).
      * See {@link TransactionStrategy} for when to pick which. A strategy passed to a
      * {@link TxnStores} factory method overrides this entry for that store; write-through stores
@@ -50,6 +50,34 @@ public final class TxnRocksDBConfig {
 
     /** Default of {@link #TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}. */
     public static final String TRANSACTION_STRATEGY_DEFAULT = "indexed-batch";
+
+    /**
+     * {@value}: long, bytes, at least 0, default {@link #SECONDARY_STORE_SPILL_BYTES_DEFAULT} (16 MiB).
+     * Applies only to transactional stores under the {@code secondary-store} strategy
+     * ({@link #TRANSACTION_STRATEGY_CONFIG}, or a store's own {@link TransactionStrategy}); the
+     * other strategies and write-through stores ignore it. How many bytes of keys and values a
+     * transaction keeps in memory, per store, before they spill, in key order, to the temporary
+     * store on disk. A transaction that never spilled commits in one atomic write, as under
+     * {@code indexed-batch}; one that spilled writes its records twice (to the temporary store,
+     * then, at the commit, to the main store). A larger value lets larger transactions commit in
+     * one write at the cost of that much memory per store; {@code 0} spills every write at once
+     * (every record is then written twice). {@value #SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX}{@code <store name>}
+     * sets it for one store, overriding this entry. A negative or malformed value makes the
+     * store's initialization fail with a {@link ConfigException} naming the key.
+     */
+    public static final String SECONDARY_STORE_SPILL_BYTES_CONFIG = "txn.rocksdb.secondary.store.spill.bytes";
+
+    /**
+     * {@value}: the prefix of the per-store form of {@link #SECONDARY_STORE_SPILL_BYTES_CONFIG},
+     * followed by the store name.
+     */
+    public static final String SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX = "txn.rocksdb.secondary.store.spill.bytes.";
+
+    /**
+     * Default of {@link #SECONDARY_STORE_SPILL_BYTES_CONFIG}: 16 MiB, the native engine's default
+     * spill size ({@code DEFAULT_SPILL_BYTES}; a test checks that they agree).
+     */
+    public static final long SECONDARY_STORE_SPILL_BYTES_DEFAULT = 16L << 20;
 
     /**
      * {@value}: long, bytes. Size of the one LRU block cache shared by every txn-rocksdb store of
@@ -142,8 +170,14 @@ public final class TxnRocksDBConfig {
         .define(TRANSACTION_STRATEGY_CONFIG, Type.STRING, TRANSACTION_STRATEGY_DEFAULT, new StrategyValidator(),
             Importance.MEDIUM,
             "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
-                + " commit) or secondary-store (in memory up to 16 MiB per store, beyond that a temporary store on disk, for"
-                + " transactions larger than memory)")
+                + " commit) or secondary-store (in memory up to txn.rocksdb.secondary.store.spill.bytes per store, 16 MiB by"
+                + " default, beyond that a temporary store on disk, for transactions larger than memory)")
+        .define(SECONDARY_STORE_SPILL_BYTES_CONFIG, Type.LONG, SECONDARY_STORE_SPILL_BYTES_DEFAULT,
+            ConfigDef.Range.atLeast(0), Importance.LOW,
+            "secondary-store strategy only (ignored by indexed-batch and write-through stores): bytes of keys and values"
+                + " a transaction keeps in memory per store before they spill, in key order, to the temporary store on disk;"
+                + " a transaction that never spilled commits in one atomic write, one that spilled writes its records twice;"
+                + " 0 spills every write at once. txn.rocksdb.secondary.store.spill.bytes.{store name} sets it for one store")
         .define(MEMORY_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, MEMORY_BLOCK_CACHE_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
             Importance.MEDIUM,
             "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")

@@ -41,6 +41,8 @@ public final class ConfigValidation {
                 ours.put(key, value instanceof TransactionStrategy ? ((TransactionStrategy) value).configName() : value);
             } else if (value != null && isStoreOptionsKey(key)) {
                 DEFINITION.configKeys().get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG).validator.ensureValid(key, value);
+            } else if (value != null && isStoreSpillBytesKey(key)) {
+                storeSpillBytes(key, value);
             }
         });
         for (String warning : warnings(configs)) {
@@ -57,11 +59,32 @@ public final class ConfigValidation {
             && key.length() > TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length();
     }
 
+    /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG}. */
+    static boolean isStoreSpillBytesKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX)
+            && key.length() > TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length();
+    }
+
+    /**
+     * A value of the per-store form of {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG},
+     * parsed and checked as the entry itself is.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming {@code key}, for a malformed or
+     *     negative value
+     */
+    static long storeSpillBytes(String key, Object value) {
+        ConfigDef.ConfigKey definition = DEFINITION.configKeys().get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
+        Object parsed = ConfigDef.parseType(key, value, definition.type);
+        definition.validator.ensureValid(key, parsed);
+        return (Long) parsed;
+    }
+
     /** What {@link #parse} warns about: unknown {@code txn.rocksdb.*} keys, and {@code rocksdb.config.setter}. */
     static List<String> warnings(Map<String, ?> configs) {
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(configs).forEach((key, value) -> {
-            if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)) {
+            if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)
+                && !isStoreSpillBytesKey(key)) {
                 warnings.add("Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
             }
         });

@@ -129,7 +129,7 @@ public final class StoreCore<S extends NativeStore> {
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
             settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics, rocksDBOptions[0],
-            rocksDBOptions[1]));
+            rocksDBOptions[1], settings.spillBytes(name)));
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);

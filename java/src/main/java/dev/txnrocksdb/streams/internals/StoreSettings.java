@@ -25,6 +25,8 @@ public final class StoreSettings {
     private final Long blockCacheBytes;
     private final Long writeBufferBytes;
     private final String walCorruption;
+    private final long spillBytes;
+    private final Map<String, Long> storeSpillBytes;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -38,6 +40,8 @@ public final class StoreSettings {
         this.blockCacheBytes = settings.blockCacheBytes;
         this.writeBufferBytes = settings.writeBufferBytes;
         this.walCorruption = settings.walCorruption;
+        this.spillBytes = settings.spillBytes;
+        this.storeSpillBytes = settings.storeSpillBytes;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -51,12 +55,18 @@ public final class StoreSettings {
         this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
         this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
         Map<String, String> perStore = new HashMap<>();
+        Map<String, Long> perStoreSpillBytes = new HashMap<>();
         configs.forEach((key, value) -> {
             if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
                 perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
+            } else if (value != null && ConfigValidation.isStoreSpillBytesKey(key)) {
+                perStoreSpillBytes.put(key.substring(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length()),
+                    ConfigValidation.storeSpillBytes(key, value));
             }
         });
         this.storeRocksDBOptions = Map.copyOf(perStore);
+        this.spillBytes = (Long) ours.get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
+        this.storeSpillBytes = Map.copyOf(perStoreSpillBytes);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
         this.consistencyEnabled = ConfigValues.booleanValue(configs,
@@ -149,6 +159,15 @@ public final class StoreSettings {
      */
     public String[] rocksDBOptions(String storeName) {
         return new String[] {rocksDBOptions, storeRocksDBOptions.getOrDefault(storeName, "")};
+    }
+
+    /**
+     * Under the {@code secondary-store} strategy, the bytes of a transaction the store keeps in
+     * memory before they spill to its temporary store: {@code txn.rocksdb.secondary.store.spill.bytes.<store name>}
+     * if set, else {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG} (default 16 MiB).
+     */
+    public long spillBytes(String storeName) {
+        return storeSpillBytes.getOrDefault(storeName, spillBytes);
     }
 
     /**

@@ -32,6 +32,47 @@ class ConfigValidationTest {
         assertEquals(64L << 20, parsed.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG));
         assertEquals(32L << 20, parsed.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG));
         assertEquals(true, parsed.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG));
+        assertEquals(16L << 20, parsed.get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG));
+        assertEquals(16L << 20, StoreSettings.from(Map.of()).spillBytes("any"));
+    }
+
+    @Test
+    void theSpillSizeTakesZeroAndUpAndRefusesNegativeOrMalformedValuesNamingTheKey() {
+        String key = TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG;
+        assertEquals("txn.rocksdb.secondary.store.spill.bytes", key);
+        assertEquals(0L, ConfigValidation.parse(Map.of(key, "0")).get(key));
+        assertEquals(1L << 30, ConfigValidation.parse(Map.of(key, 1 << 30)).get(key));
+        assertEquals(Long.MAX_VALUE, ConfigValidation.parse(Map.of(key, Long.MAX_VALUE)).get(key));
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValidation.parse(Map.of(key, "-1")));
+        assertEquals("Invalid value -1 for configuration txn.rocksdb.secondary.store.spill.bytes: Value must be at least 0",
+            e.getMessage());
+        e = assertThrows(ConfigException.class, () -> ConfigValidation.parse(Map.of(key, "16MiB")));
+        assertEquals("Invalid value 16MiB for configuration txn.rocksdb.secondary.store.spill.bytes: Not a number of type LONG",
+            e.getMessage());
+        e = assertThrows(ConfigException.class, () -> StoreSettings.from(Map.of(key, -5L)));
+        assertTrue(e.getMessage().contains(key), e.getMessage());
+    }
+
+    @Test
+    void thePerStoreSpillSizeIsKnownCheckedAndOverridesTheKeyForItsStore() {
+        String perStore = TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX + "word-counts";
+        assertEquals("txn.rocksdb.secondary.store.spill.bytes.word-counts", perStore);
+        assertEquals(List.of(), ConfigValidation.warnings(Map.of(perStore, "0")), "a per-store key is known");
+        StoreSettings settings = StoreSettings.from(Map.of(
+            TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG, "1024", perStore, " 0 "));
+        assertEquals(0L, settings.spillBytes("word-counts"));
+        assertEquals(1024L, settings.spillBytes("other"));
+        assertEquals(0L, settings.withTransactionStrategy(TransactionStrategy.SECONDARY_STORE).spillBytes("word-counts"),
+            "a store's own strategy keeps the spill sizes");
+
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValidation.parse(Map.of(perStore, -1)));
+        assertEquals("Invalid value -1 for configuration txn.rocksdb.secondary.store.spill.bytes.word-counts: Value must be"
+            + " at least 0", e.getMessage());
+        e = assertThrows(ConfigException.class, () -> ConfigValidation.parse(Map.of(perStore, "lots")));
+        assertEquals("Invalid value lots for configuration txn.rocksdb.secondary.store.spill.bytes.word-counts: Not a number"
+            + " of type LONG", e.getMessage());
+        assertEquals(List.of("Unknown txn-rocksdb setting txn.rocksdb.spill.bytes is ignored; did you mean"
+            + " txn.rocksdb.secondary.store.spill.bytes?"), ConfigValidation.warnings(Map.of("txn.rocksdb.spill.bytes", "0")));
     }
 
     @Test

@@ -26,7 +26,7 @@ public final class NativeKeyValueStore extends NativeStore {
      */
     public static NativeKeyValueStore open(String storeName, Path dir, OpenOptions options) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions());
+            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes());
         return new NativeKeyValueStore(storeName, handle);
     }
 
@@ -127,12 +127,13 @@ public final class NativeKeyValueStore extends NativeStore {
     /**
      * @param strategy exactly {@code "indexed-batch"} or {@code "secondary-store"} (checked even
      *     when not transactional)
-     * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
-     *     ("unknown transaction strategy ...")
+     * @param spillBytes the secondary-store spill size ({@link OpenOptions#spillBytes()})
+     * @throws IllegalArgumentException for a null path or strategy, an unknown strategy
+     *     ("unknown transaction strategy ...") or a negative {@code spillBytes}
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
                                     String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions);
+                                    String storeRocksDBOptions, long spillBytes);
 
     private static native byte[] get(long handle, byte[] key, boolean committedOnly);
 

@@ -36,7 +36,7 @@ public final class NativeSessionStore extends NativeStore {
     public static NativeSessionStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
                                           long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), retentionMs, segmentIntervalMs);
+            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes(), retentionMs, segmentIntervalMs);
         return new NativeSessionStore(storeName, handle);
     }
 
@@ -125,11 +125,14 @@ public final class NativeSessionStore extends NativeStore {
 
     /**
      * @param strategy {@code "indexed-batch"} or {@code "secondary-store"}
-     * @throws IllegalArgumentException for a null path or strategy, or an unknown strategy
+     * @param spillBytes the secondary-store spill size ({@link OpenOptions#spillBytes()})
+     * @throws IllegalArgumentException for a null path or strategy, an unknown strategy
+     *     or a negative {@code spillBytes}
      */
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
                                     String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions, long retentionMs, long segmentIntervalMs);
+                                    String storeRocksDBOptions, long spillBytes, long retentionMs,
+                                    long segmentIntervalMs);
 
     private static native boolean put(long handle, byte[] key, long start, long end, byte[] aggregate);
 

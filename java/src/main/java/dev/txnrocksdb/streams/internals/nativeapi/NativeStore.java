@@ -309,6 +309,12 @@ public abstract class NativeStore implements AutoCloseable {
 
     // ---------------------------------------------------------------- natives (rust/jni/src/store.rs)
 
+    /**
+     * The engine's default secondary-store spill size ({@code DEFAULT_SPILL_BYTES}), which the
+     * default of {@code txn.rocksdb.secondary.store.spill.bytes} repeats (a test compares them).
+     */
+    static native long defaultSpillBytes();
+
     /** Frees the store (dropping uncommitted writes); the handle must not be used again. */
     private static native void close(long handle);
 

@@ -35,7 +35,7 @@ public final class NativeVersionedStore extends NativeStore {
                                             long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
             options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(),
-            options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), historyRetentionMs, segmentIntervalMs);
+            options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes(), historyRetentionMs, segmentIntervalMs);
         return new NativeVersionedStore(storeName, handle);
     }
 
@@ -171,7 +171,7 @@ public final class NativeVersionedStore extends NativeStore {
 
     private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
                                     String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions, long historyRetentionMs,
+                                    String storeRocksDBOptions, long spillBytes, long historyRetentionMs,
                                     long segmentIntervalMs);
 
     private static native long put(long handle, byte[] key, byte[] value, long timestamp);

@@ -17,6 +17,7 @@ public final class OpenOptions {
     private final boolean statistics;
     private final String rocksDBOptions;
     private final String storeRocksDBOptions;
+    private final long spillBytes;
 
     /**
      * @param transactional true: writes are staged until {@link NativeStore#commit}; false: write-through
@@ -30,11 +31,16 @@ public final class OpenOptions {
      *     collect them only under {@code metrics.recording.level=DEBUG}
      * @param rocksDBOptions the RocksDB options for every store ({@code txn.rocksdb.options}; may be empty)
      * @param storeRocksDBOptions this store's own RocksDB options, applied after them (may be empty)
+     * @param spillBytes under {@code secondary-store}, the bytes of keys and values a transaction keeps
+     *     in memory before they spill to the temporary store (0: every write spills at once); ignored
+     *     by the other strategies. Not checked here: the configuration refuses a negative value, and
+     *     so does the native open ({@code IllegalArgumentException})
      * @throws NullPointerException if {@code strategy}, {@code corruption}, {@code valueFormat} or an
      *     options string is null
      */
     public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption,
-                       ValueFormat valueFormat, boolean statistics, String rocksDBOptions, String storeRocksDBOptions) {
+                       ValueFormat valueFormat, boolean statistics, String rocksDBOptions, String storeRocksDBOptions,
+                       long spillBytes) {
         this.transactional = transactional;
         this.syncCommit = syncCommit;
         this.strategy = Objects.requireNonNull(strategy, "strategy");
@@ -43,6 +49,7 @@ public final class OpenOptions {
         this.statistics = statistics;
         this.rocksDBOptions = Objects.requireNonNull(rocksDBOptions, "rocksDBOptions");
         this.storeRocksDBOptions = Objects.requireNonNull(storeRocksDBOptions, "storeRocksDBOptions");
+        this.spillBytes = spillBytes;
     }
 
     /** Whether writes are staged until the commit (false: write-through). */
@@ -85,10 +92,18 @@ public final class OpenOptions {
         return storeRocksDBOptions;
     }
 
+    /**
+     * Under {@code secondary-store}, the bytes of keys and values a transaction keeps in memory
+     * before they spill to the temporary store (the engine's {@code StoreOptions::spill_bytes}).
+     */
+    public long spillBytes() {
+        return spillBytes;
+    }
+
     @Override
     public String toString() {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
             + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics + ", rocksDBOptions=" + rocksDBOptions + ", storeRocksDBOptions="
-            + storeRocksDBOptions + "}";
+            + storeRocksDBOptions + ", spillBytes=" + spillBytes + "}";
     }
 }
