@@ -22,6 +22,17 @@ fn key(i: u64) -> [u8; 16] {
     key
 }
 
+/// This thread's CPU time (user + system) in clock ticks (`/proc/thread-self/stat`): gets per CPU
+/// second stay comparable when other processes share the machine, where gets per second do not.
+fn thread_cpu_ticks() -> u64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // fields after the command name (which is in parentheses): state is field 3, utime 14, stime 15
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    field(14) + field(15)
+}
+
 fn main() {
     env_logger::init(); // RUST_LOG=debug shows what the engine logs
     let args: Vec<String> = std::env::args().collect();
@@ -85,6 +96,7 @@ fn main() {
     }
     for round in 0..4 {
         let started = Instant::now();
+        let cpu_started = thread_cpu_ticks();
         let mut gets = 0u64;
         while started.elapsed() < Duration::from_secs(seconds) {
             for _ in 0..1000 {
@@ -93,6 +105,9 @@ fn main() {
             gets += 1000;
         }
         let rate = gets as f64 / started.elapsed().as_secs_f64();
-        println!("keys={keys} layout={} round={round} gets/s={rate:.0} tuning='{tuning_text}'", if as_loaded { "as-loaded" } else { "settled" });
+        let cpu_seconds = (thread_cpu_ticks() - cpu_started) as f64 / 100.0; // USER_HZ
+        let cpu_rate = gets as f64 / cpu_seconds.max(0.01);
+        let layout = if as_loaded { "as-loaded" } else { "settled" };
+        println!("keys={keys} layout={layout} round={round} gets/s={rate:.0} gets/cpu-s={cpu_rate:.0} tuning='{tuning_text}'");
     }
 }
