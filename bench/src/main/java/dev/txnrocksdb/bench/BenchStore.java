@@ -5,17 +5,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateRestoreCallback;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
+import org.apache.kafka.streams.processor.internals.StateRestoreCallbackAdapter;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.SessionStore;
 import org.apache.kafka.streams.state.VersionedBytesStore;
@@ -41,6 +46,8 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
     private final StateStoreContext context;
     private final Supplier<StateRestoreCallback> registered;
     private final Path dir;
+    /** The thread that opened the store: see {@link #checkThread()}. */
+    private final Thread owner = Thread.currentThread();
     private boolean ownsDir = true;
 
     private BenchStore(StoreKind kind, Function<StoreKind, S> factory, boolean segmented, Path dir,
@@ -138,12 +145,73 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
         return new BenchStore<>(kind, factory, segmented, dir, processingGuarantee);
     }
 
+    /**
+     * Waits until the store's files (names and sizes, under its state directory) have not changed
+     * for {@code quiet}, or for at most {@code limit}: then its background flushes and compactions
+     * are over, whichever store it is. Returns the time waited.
+     */
+    Duration awaitQuietFiles(Duration quiet, Duration limit) {
+        long started = System.nanoTime();
+        long poll = Math.max(1, quiet.toMillis() / 4);
+        Map<String, Long> last = files();
+        long unchangedSince = System.nanoTime();
+        while (System.nanoTime() - unchangedSince < quiet.toNanos() && System.nanoTime() - started < limit.toNanos()) {
+            try {
+                Thread.sleep(poll);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            Map<String, Long> now = files();
+            if (!now.equals(last)) {
+                last = now;
+                unchangedSince = System.nanoTime();
+            }
+        }
+        return Duration.ofNanos(System.nanoTime() - started);
+    }
+
+    /** Every file under the state directory, with its size. */
+    private Map<String, Long> files() {
+        Map<String, Long> files = new TreeMap<>();
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.filter(Files::isRegularFile).forEach(p -> files.put(p.toString(), p.toFile().length()));
+        } catch (IOException | UncheckedIOException e) {
+            // A file deleted while walking: the files are changing; the next poll sees them again.
+            files.put("", -1L);
+        }
+        return files;
+    }
+
     StateRestoreCallback restoreCallback() {
         StateRestoreCallback callback = registered.get();
         if (callback == null) {
             throw new IllegalStateException(store.getClass().getName() + " registered no restore callback");
         }
         return callback;
+    }
+
+    /** The registered restore callback as Kafka's restore loop calls it: a batch of changelog records at a time. */
+    RecordBatchingStateRestoreCallback batchRestoreCallback() {
+        return StateRestoreCallbackAdapter.adapt(restoreCallback());
+    }
+
+    /** A record of the store's changelog ({@link #CHANGELOG}) at {@code offset}, as a restore consumer reads it. */
+    static ConsumerRecord<byte[], byte[]> changelogRecord(long offset, byte[] key, byte[] value) {
+        return new ConsumerRecord<>(CHANGELOG.topic(), CHANGELOG.partition(), offset, key, value);
+    }
+
+    /**
+     * Fails unless called on the thread that opened the store. Kafka's transactional buffer serves
+     * iterators opened on that thread from its live staging map and copies the map for any other
+     * thread: a benchmark must run on the thread that loaded its store, or Kafka's numbers would
+     * include that copy.
+     */
+    void checkThread() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("benchmark thread " + Thread.currentThread().getName()
+                    + " is not the thread that opened the store (" + owner.getName() + ")");
+        }
     }
 
     @Override

@@ -63,10 +63,10 @@ public final class CompareStores {
 
     /** Row order: benchmark methods in this order, then their parameters ascending. */
     private static final List<String> ORDER = List.of("PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss",
-            "ReadBenchmark.range", "ReadBenchmark.fullScan", "ReadBenchmark.prefixScan", "RestoreBenchmark.restore",
-            "CommitBenchmark.commit", "WindowBenchmark.put", "WindowBenchmark.fetch", "WindowBenchmark.fetchAll",
-            "SessionBenchmark.findSessions", "HeadersBenchmark.put", "HeadersBenchmark.get", "VersionedBenchmark.put",
-            "VersionedBenchmark.get");
+            "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss", "ReadBenchmark.range", "ReadBenchmark.fullScan",
+            "ReadBenchmark.prefixScan", "RestoreBenchmark.restore", "CommitBenchmark.commit", "WindowBenchmark.put",
+            "WindowBenchmark.fetch", "WindowBenchmark.fetchAll", "SessionBenchmark.findSessions", "HeadersBenchmark.put",
+            "HeadersBenchmark.get", "VersionedBenchmark.put", "VersionedBenchmark.get");
 
     /**
      * Benchmark classes that some columns have no store for, with the columns that have one. JMH
@@ -74,11 +74,13 @@ public final class CompareStores {
      * own, over those of the run's columns only (its rows show "-" for the others).
      */
     private static final Map<String, List<String>> LIMITED_COLUMNS = Map.of(
-            VersionedBenchmark.class.getName(), StoreKind.versionedIds());
+            VersionedBenchmark.class.getName(), StoreKind.versionedIds(),
+            LargeStateBenchmark.class.getName(), StoreKind.persistentIds());
 
     /** Sizes the smoke run shrinks the data to, unless set explicitly. */
     private static final Map<String, String> SMOKE_SIZES = Map.of(
             "bench.keys", "2000", "bench.hotKeys", "200", "bench.fullScanKeys", "2000", "bench.putKeys", "5000",
+            "bench.largeKeys", "5000",
             "bench.windowKeys", "20", "bench.windows", "12", "bench.sessionKeys", "100", "bench.sessionsPerKey", "3");
 
     private CompareStores() {}
@@ -293,8 +295,11 @@ public final class CompareStores {
                 ? (p.get("staged").equals("0") ? "nothing staged" : n(p.get("staged")) + " staged") : null;
         return switch (row.benchmark()) {
             case "PutBenchmark.put" -> "put, " + n(p.get("valueSize")) + " B values, commit every " + n(p.get("commitEvery"));
-            case "ReadBenchmark.get" -> "get (hit), " + staged;
-            case "ReadBenchmark.getMiss" -> "get (miss)";
+            case "ReadBenchmark.get" -> "get (hit), " + n(String.valueOf(Sizes.KEYS)) + " keys, " + staged;
+            case "ReadBenchmark.getMiss" -> "get (miss), " + n(String.valueOf(Sizes.KEYS)) + " keys";
+            case "LargeStateBenchmark.get" -> "get (hit), " + n(String.valueOf(Sizes.LARGE_KEYS)) + " keys (restored, reopened)";
+            case "LargeStateBenchmark.getMiss" -> "get (miss), " + n(String.valueOf(Sizes.LARGE_KEYS))
+                    + " keys (restored, reopened)";
             case "ReadBenchmark.range" -> "range of " + n(p.get("length")) + ", " + staged;
             case "ReadBenchmark.fullScan" -> "full scan of " + n(String.valueOf(Sizes.FULL_SCAN_KEYS)) + ", " + staged;
             case "ReadBenchmark.prefixScan" -> "prefix scan (" + Keys.PREFIX_SPAN + " entries)";
@@ -318,7 +323,8 @@ public final class CompareStores {
     static String unit(Row row) {
         return switch (row.benchmark()) {
             case "PutBenchmark.put", "WindowBenchmark.put", "HeadersBenchmark.put", "VersionedBenchmark.put" -> "puts/s";
-            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "HeadersBenchmark.get", "VersionedBenchmark.get" -> "gets/s";
+            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss",
+                 "HeadersBenchmark.get", "VersionedBenchmark.get" -> "gets/s";
             case "ReadBenchmark.range", "ReadBenchmark.fullScan", "ReadBenchmark.prefixScan" -> "scans/s";
             case "RestoreBenchmark.restore" -> "records/s";
             case "CommitBenchmark.commit" -> "ms/commit";
@@ -331,7 +337,8 @@ public final class CompareStores {
     /** Which of issue 10's goals a row falls under. */
     static String group(Row row) {
         return switch (row.benchmark()) {
-            case "PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss" -> "point";
+            case "PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss", "LargeStateBenchmark.get",
+                 "LargeStateBenchmark.getMiss" -> "point";
             case "ReadBenchmark.range", "ReadBenchmark.fullScan" -> "scan";
             case "ReadBenchmark.prefixScan" -> "prefix";
             case "RestoreBenchmark.restore" -> "restore";
@@ -341,6 +348,19 @@ public final class CompareStores {
             case "HeadersBenchmark.put", "HeadersBenchmark.get" -> "headers";
             case "VersionedBenchmark.put", "VersionedBenchmark.get" -> "versioned";
             default -> "other";
+        };
+    }
+
+    /**
+     * The committed entries of the store a read row reads (0 for rows that read no loaded state:
+     * puts, restore, commit), so that the report can tell the state sizes apart.
+     */
+    static long stateKeys(Row row) {
+        return switch (row.benchmark()) {
+            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "ReadBenchmark.range", "ReadBenchmark.prefixScan" -> Sizes.KEYS;
+            case "ReadBenchmark.fullScan" -> Sizes.FULL_SCAN_KEYS;
+            case "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss" -> Sizes.LARGE_KEYS;
+            default -> 0;
         };
     }
 
@@ -498,6 +518,7 @@ public final class CompareStores {
                     .append(", \"benchmark\": ").append(Json.str(row.benchmark()))
                     .append(", \"label\": ").append(Json.str(label(row)))
                     .append(", \"group\": ").append(Json.str(group(row)))
+                    .append(", \"stateKeys\": ").append(stateKeys(row))
                     .append(", \"unit\": ").append(Json.str(unit(row)))
                     .append(", \"higherIsBetter\": ").append(row.higherIsBetter())
                     .append(", \"params\": {");
@@ -575,10 +596,10 @@ public final class CompareStores {
 
         static String sizes() {
             return String.format(Locale.ROOT, "%,d committed keys (16 B) with 100 B values for reads, staged writes among "
-                            + "the first %,d, full scan of %,d, puts over %,d keys, window %,d keys x %d windows, "
-                            + "session %,d keys x %d sessions",
-                    Sizes.KEYS, Sizes.HOT_KEYS, Sizes.FULL_SCAN_KEYS, Sizes.PUT_KEYS, Sizes.WINDOW_KEYS, Sizes.WINDOWS,
-                    Sizes.SESSION_KEYS, Sizes.SESSIONS_PER_KEY);
+                            + "the first %,d, full scan of %,d, large state %,d keys (restored, reopened), puts over %,d keys, "
+                            + "window %,d keys x %d windows, session %,d keys x %d sessions",
+                    Sizes.KEYS, Sizes.HOT_KEYS, Sizes.FULL_SCAN_KEYS, Sizes.LARGE_KEYS, Sizes.PUT_KEYS, Sizes.WINDOW_KEYS,
+                    Sizes.WINDOWS, Sizes.SESSION_KEYS, Sizes.SESSIONS_PER_KEY);
         }
 
         String json(int roundsDone) {
@@ -588,7 +609,8 @@ public final class CompareStores {
                     + ", \"commitWarmups\": " + commitWarmups + ", \"commitIterations\": " + commitIterations
                     + ", \"include\": " + Json.str(include) + ", \"summary\": " + Json.str(summary())
                     + ", \"sizes\": {\"keys\": " + Sizes.KEYS + ", \"hotKeys\": " + Sizes.HOT_KEYS
-                    + ", \"fullScanKeys\": " + Sizes.FULL_SCAN_KEYS + ", \"putKeys\": " + Sizes.PUT_KEYS
+                    + ", \"fullScanKeys\": " + Sizes.FULL_SCAN_KEYS + ", \"largeKeys\": " + Sizes.LARGE_KEYS
+                    + ", \"putKeys\": " + Sizes.PUT_KEYS
                     + ", \"windowKeys\": " + Sizes.WINDOW_KEYS + ", \"windows\": " + Sizes.WINDOWS
                     + ", \"sessionKeys\": " + Sizes.SESSION_KEYS + ", \"sessionsPerKey\": " + Sizes.SESSIONS_PER_KEY + "}}";
         }

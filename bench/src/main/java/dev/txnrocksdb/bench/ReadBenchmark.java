@@ -217,7 +217,6 @@ public class ReadBenchmark {
         final BenchStore<KeyValueStore<Bytes, byte[]>> bench;
         final KeyValueStore<Bytes, byte[]> kv;
         final Bytes[] keys;
-        private final Thread owner = Thread.currentThread();
 
         Loaded(String store, int count, int staged) {
             bench = BenchStore.keyValue(store);
@@ -292,16 +291,9 @@ public class ReadBenchmark {
             }
         }
 
-        /**
-         * Kafka's transactional buffer serves iterators opened on the thread that opened the store
-         * from its live staging map, and copies it for any other thread: the benchmark must run on
-         * the thread that loaded the store, or Kafka's numbers would include that copy.
-         */
+        /** See {@link BenchStore#checkThread()}. */
         void checkThread() {
-            if (Thread.currentThread() != owner) {
-                throw new IllegalStateException("benchmark thread " + Thread.currentThread().getName()
-                        + " is not the thread that opened the store (" + owner.getName() + ")");
-            }
+            bench.checkThread();
         }
 
         void close() {

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
-import org.apache.kafka.streams.processor.internals.StateRestoreCallbackAdapter;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -47,7 +46,7 @@ public class RestoreBenchmark {
     @Setup(Level.Trial)
     public void open() {
         bench = BenchStore.keyValue(store);
-        restore = StateRestoreCallbackAdapter.adapt(bench.restoreCallback());
+        restore = bench.batchRestoreCallback();
         random = new SplittableRandom(99);
         value = Keys.value(random);
         offset = 0;
@@ -58,8 +57,7 @@ public class RestoreBenchmark {
     public void restore() {
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>(BATCH);
         for (int i = 0; i < BATCH; i++) {
-            batch.add(new ConsumerRecord<>(BenchStore.CHANGELOG.topic(), BenchStore.CHANGELOG.partition(),
-                    offset++, Keys.sequential(random.nextInt(Sizes.PUT_KEYS)).get(), value));
+            batch.add(BenchStore.changelogRecord(offset++, Keys.sequential(random.nextInt(Sizes.PUT_KEYS)).get(), value));
         }
         restore.restoreBatch(batch);
         if (offset % Sizes.LOAD_COMMIT_INTERVAL == 0) {

@@ -15,6 +15,11 @@ final class Sizes {
     static final int HOT_KEYS = Math.min(KEYS, Integer.getInteger("bench.hotKeys", 10_000));
     /** Entries of the full-scan benchmark's store: {@code bench.fullScanKeys}, default 100,000 (1,000,000 for issue 10's size). */
     static final int FULL_SCAN_KEYS = Integer.getInteger("bench.fullScanKeys", 100_000);
+    /**
+     * Committed entries of {@link LargeStateBenchmark}'s store: {@code bench.largeKeys}, default
+     * 3,000,000 (about 350 MB of keys and values, beyond every column's block cache).
+     */
+    static final int LARGE_KEYS = Integer.getInteger("bench.largeKeys", 3_000_000);
     /** Key space of the put benchmarks: {@code bench.putKeys}, default 1,000,000. */
     static final int PUT_KEYS = Integer.getInteger("bench.putKeys", 1_000_000);
     /** Writes between commits while loading, and the put benchmarks' "every 10,000". */

@@ -141,6 +141,11 @@ enum StoreKind {
         return Arrays.stream(values()).filter(StoreKind::hasVersionedStore).map(k -> k.id).toList();
     }
 
+    /** The ids of the kinds whose stores keep their data across a close: the columns of {@link LargeStateBenchmark}. */
+    static List<String> persistentIds() {
+        return Arrays.stream(values()).filter(k -> k.persistent).map(k -> k.id).toList();
+    }
+
     /**
      * Versioned key-value stores (KIP-889), {@link #HISTORY_RETENTION} and {@link #SEGMENT_INTERVAL}.
      * Both suppliers' stores are Kafka's {@code VersionedKeyValueToBytesStoreAdapter} around the
