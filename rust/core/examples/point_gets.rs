@@ -75,15 +75,16 @@ fn main() {
         x % keys
     };
     // let the compactions the load started settle, so every variant reads the same shape of tree
+    // (as loaded: read the tree as the load left it)
     let settle = Instant::now();
-    while !as_loaded {
+    let settled = |store: &KeyValueStore| {
         let stats = store.stats();
         let busy = stats[txn_rocksdb::stats::Stat::NumRunningCompactions as usize] > 0
             || stats[txn_rocksdb::stats::Stat::NumRunningFlushes as usize] > 0
             || stats[txn_rocksdb::stats::Stat::EstimatePendingCompactionBytes as usize] > 0;
-        if !busy || settle.elapsed() > Duration::from_secs(120) {
-            break;
-        }
+        !busy || settle.elapsed() > Duration::from_secs(120)
+    };
+    while !as_loaded && !settled(&store) {
         std::thread::sleep(Duration::from_millis(200));
     }
     eprintln!("settled in {:?}", settle.elapsed());
