@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -23,6 +24,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KGroupedStream;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
@@ -31,15 +33,20 @@ import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
+import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * The Streams app under test, run in a child JVM that the test kills with SIGKILL:
  * {@code EosCrashApp <bootstrap> <stateDir> <appId> <txn:true|false> [key=value ...]}.
  * Word count (KV), tumbling windowed count and session count over one input topic, all stores
- * from the DSL store suppliers (ours when txn=true, Kafka's built-in RocksDB otherwise);
+ * from the DSL store suppliers (ours when txn=true, Kafka's built-in RocksDB otherwise, unless a
+ * {@code dsl.store.suppliers.class} argument names others, e.g. Kafka's in-memory ones);
  * {@code key=value} arguments are Streams configs applied over the defaults of {@link #config}, except
  * the app's own {@code eos-app.input=<topic>} (the input topic, default {@link #INPUT}) and
- * {@code eos-app.topology=kv} (the word count alone, one KV store; default {@code all}), which the
+ * {@code eos-app.topology=all|kv|passthrough} (see {@link Shape}; default {@code all}), which the
  * end-to-end benchmark ({@link E2EBench}) uses.
  * Reports over stdout: STATE s, RUNNING, FIRST-PROCESSED (the first record this JVM processed),
  * PROCESSED n (every 500), RESTORE-START tp store start end,
@@ -58,8 +65,30 @@ public final class EosCrashApp {
     static final Duration GRACE = Duration.ofMinutes(5);
     /** App argument (not a Streams config): the input topic. */
     static final String INPUT_ARG = "eos-app.input";
-    /** App argument (not a Streams config): {@code kv} for the word count alone, {@code all} (default) for all three stores. */
+    /** App argument (not a Streams config): the topology's {@link Shape}, by its lower-case name. */
     static final String TOPOLOGY_ARG = "eos-app.topology";
+
+    /** What the app computes from its input ({@link #TOPOLOGY_ARG}). */
+    enum Shape {
+        /** The word count, the windowed count and the session count: three stores, three outputs (the crash tests' app). */
+        ALL,
+        /** The word count alone: one key-value store, one output (the recovery benchmark). */
+        KV,
+        /**
+         * No state: every record goes to the three outputs of {@link #ALL} as a count of 1, keyed as
+         * {@link #ALL} keys them (word, word@window start, word@session start-end for a session of
+         * that record alone). No stores and no changelogs, so this is the Streams runtime and the
+         * broker alone: the throughput benchmark's ceiling.
+         */
+        PASSTHROUGH;
+
+        static Shape of(String arg) {
+            for (Shape s : values()) {
+                if (s.name().equalsIgnoreCase(arg)) return s;
+            }
+            throw new IllegalArgumentException(TOPOLOGY_ARG + " must be all, kv or passthrough, not " + arg);
+        }
+    }
 
     private EosCrashApp() {
     }
@@ -81,24 +110,32 @@ public final class EosCrashApp {
     }
 
     static Topology topology(String appId, AtomicLong processed) {
-        return topology(appId, processed, INPUT, true);
+        return topology(appId, processed, INPUT, Shape.ALL);
     }
 
-    /** The word count, plus the windowed and session counts if {@code all}, over {@code input}. */
-    static Topology topology(String appId, AtomicLong processed, String input, boolean all) {
+    /** The topology of {@code shape} over {@code input}. */
+    static Topology topology(String appId, AtomicLong processed, String input, Shape shape) {
         StreamsBuilder builder = new StreamsBuilder();
-        KGroupedStream<String, String> grouped = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
+        KStream<String, String> records = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()))
                 .peek((k, v) -> {
                     long n = processed.incrementAndGet();
                     if (n == 1) out("FIRST-PROCESSED");
                     if (n % 500 == 0) out("PROCESSED " + n);
-                })
-                .groupByKey();
+                });
+        if (shape == Shape.PASSTHROUGH) {
+            Produced<String, Long> produced = Produced.with(Serdes.String(), Serdes.Long());
+            records.process(countOfOne((k, ts) -> k)).to(kvOut(appId), produced);
+            records.process(countOfOne((k, ts) -> k + "@" + (ts - Math.floorMod(ts, WINDOW_SIZE.toMillis()))))
+                    .to(windowOut(appId), produced);
+            records.process(countOfOne((k, ts) -> k + "@" + ts + "-" + ts)).to(sessionOut(appId), produced);
+            return builder.build();
+        }
+        KGroupedStream<String, String> grouped = records.groupByKey();
         grouped.count(Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(KV_STORE)
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                 .toStream()
                 .to(kvOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
-        if (!all) return builder.build();
+        if (shape == Shape.KV) return builder.build();
         grouped.windowedBy(TimeWindows.ofSizeAndGrace(WINDOW_SIZE, GRACE))
                 .count(Materialized.<String, Long, org.apache.kafka.streams.state.WindowStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(WINDOW_STORE)
                         .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
@@ -112,6 +149,23 @@ public final class EosCrashApp {
                 .map((w, c) -> KeyValue.pair(w.key() + "@" + w.window().start() + "-" + w.window().end(), c))
                 .to(sessionOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();
+    }
+
+    /** Forwards every record as {@code (outputKey(key, timestamp), 1)}, with no state: {@link Shape#PASSTHROUGH}. */
+    private static ProcessorSupplier<String, String, String, Long> countOfOne(BiFunction<String, Long, String> outputKey) {
+        return () -> new Processor<>() {
+            private ProcessorContext<String, Long> context;
+
+            @Override
+            public void init(ProcessorContext<String, Long> context) {
+                this.context = context;
+            }
+
+            @Override
+            public void process(Record<String, String> record) {
+                context.forward(record.withKey(outputKey.apply(record.key(), record.timestamp())).withValue(1L));
+            }
+        };
     }
 
     static Properties config(String bootstrap, String stateDir, String appId, boolean txn) {
@@ -145,7 +199,7 @@ public final class EosCrashApp {
         boolean txn = Boolean.parseBoolean(args[3]);
         Properties config = config(bootstrap, stateDir, appId, txn);
         String input = INPUT;
-        String shape = "all";
+        Shape shape = Shape.ALL;
         for (int i = 4; i < args.length; i++) {
             int eq = args[i].indexOf('=');
             String key = args[i].substring(0, eq);
@@ -153,14 +207,13 @@ public final class EosCrashApp {
             if (key.equals(INPUT_ARG)) {
                 input = value;
             } else if (key.equals(TOPOLOGY_ARG)) {
-                if (!value.equals("kv") && !value.equals("all")) throw new IllegalArgumentException(TOPOLOGY_ARG + " must be kv or all, not " + value);
-                shape = value;
+                shape = Shape.of(value);
             } else {
                 config.put(key, value);
             }
         }
         AtomicLong processed = new AtomicLong();
-        KafkaStreams streams = new KafkaStreams(topology(appId, processed, input, shape.equals("all")), config);
+        KafkaStreams streams = new KafkaStreams(topology(appId, processed, input, shape), config);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition tp, String store, long start, long end) {
