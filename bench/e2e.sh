@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# End-to-end benchmarks (issue 10): recovery after kill -9 vs state size, exactly-once throughput on
-# a real broker, and peak RSS with 50 stores; ours (both strategies) vs Kafka 4.4's transactional
-# RocksDB store (the reference) vs Kafka's store with the flag off. See bench/README.md.
+# End-to-end benchmarks (issues 10 and 22): recovery after kill -9 vs state size (up to 10^7 keys,
+# the state loaded through the changelog), exactly-once throughput on a real broker, and peak RSS with
+# 50 stores; ours (both strategies) vs Kafka 4.4's transactional RocksDB store (the reference) vs
+# Kafka's store with the flag off, and in the throughput part Kafka's in-memory stores and a no-state
+# app as ceilings. See bench/README.md.
 #
 #   bench/e2e.sh                  # build, then everything at full size -> bench/results/e2e.json (see bench/README.md for times)
-#   bench/e2e.sh --smoke          # everything on tiny sizes (~1.5 min), into a temp dir; figures mean nothing
-#   bench/e2e.sh -De2e.parts=recovery -De2e.recovery.sizes=100000,1000000
+#   bench/e2e.sh --smoke          # everything on tiny sizes (~2 min), into a temp dir; figures mean nothing
+#   bench/e2e.sh -De2e.parts=recovery,throughput -De2e.recovery.kills=2   # replaces those parts in
+#                                 # bench/results/e2e.json, keeps the memory part (-De2e.merge=false: a new file)
 #
 # Options: --smoke (as above; never touches bench/results or docs), --no-build (use the classes and
 # jars a previous build of this script left), --no-report (no Markdown/plots; the full run writes

@@ -6,78 +6,122 @@ import dev.txnrocksdb.examples.wordcount.KafkaBroker;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.OffsetDateTime;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The end-to-end benchmarks of issue 10, run by {@code bench/e2e.sh} (see bench/README.md), which
- * write one JSON file that {@code bench/report_e2e.py} turns into Markdown and plots:
+ * The end-to-end benchmarks of issues 10 and 22, run by {@code bench/e2e.sh} (see bench/README.md),
+ * which write one JSON file ({@link E2EResults}) that {@code bench/report_e2e.py} turns into Markdown
+ * and plots:
  * <ol>
  * <li><b>recovery</b>: per state size N, an exactly-once word count ({@link EosCrashApp} with
- * {@code eos-app.topology=kv}: one key-value store) loads N distinct keys and commits them; while a
- * trickle of updates keeps it busy it is killed with SIGKILL and restarted, {@code kills} times. Per
- * restart: process launch to the first record processed, launch to RUNNING, and the changelog records
- * restored (its {@code StateRestoreListener}'s RESTORE-END lines).</li>
+ * {@code eos-app.topology=kv}: one key-value store) is given N distinct keys of state
+ * ({@link RecoveryLoad}: through its changelog, restored by its first start, or by processing N input
+ * records) and checked ({@link RecoveryLoad#probe}); while a trickle of updates keeps it busy it is
+ * killed with SIGKILL and restarted, {@code kills} times. Per restart: process launch to the first
+ * record processed, launch to RUNNING, and the changelog records restored (its
+ * {@code StateRestoreListener}'s RESTORE-END lines).</li>
  * <li><b>throughput</b>: {@link EosCrashApp}'s full topology (count, windowed count, session count)
  * over the same pre-produced {@link WordInput}; records/s from the first record processed until the
- * group's committed offsets reach the input's end.</li>
+ * group's committed offsets reach the input's end, and the CPU the app, the broker and the machine
+ * used meanwhile ({@link CpuSample}).</li>
  * <li><b>memory</b>: peak RSS of one JVM per column holding many bare key-value stores under puts and
  * commits ({@code dev.txnrocksdb.bench.StoreMemory} from the bench module's jar).</li>
  * </ol>
- * Columns: {@code txn} (ours, indexed-batch, the default), {@code txn-secondary} (ours,
- * secondary-store), {@code kafka-txn} (Kafka 4.4's RocksDB stores with
- * {@code enable.transactional.statestores=true}: the reference), {@code kafka} (the same, flag off).
+ * Columns ({@link #COLUMNS}): {@code txn} (ours, indexed-batch, the default), {@code txn-secondary}
+ * (ours, secondary-store), {@code kafka-txn} (Kafka 4.4's RocksDB stores with
+ * {@code enable.transactional.statestores=true}: the reference), {@code kafka} (the same, flag off);
+ * in the throughput part also {@code kafka-memory} (Kafka's in-memory stores: the ceiling of a store
+ * inside the JVM) and {@code no-state} (the same input and outputs with no stores: the ceiling of the
+ * Streams runtime and the broker).
  *
  * <p>System properties (defaults in brackets): {@code e2e.out} (JSON file, required),
- * {@code e2e.parts} [recovery,throughput,memory], {@code e2e.smoke} [false: tiny sizes],
- * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,10000000],
+ * {@code e2e.parts} [recovery,throughput,memory], {@code e2e.merge} [true: keep the parts of an
+ * existing {@code e2e.out} that this run does not measure], {@code e2e.smoke} [false: tiny sizes],
+ * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,3000000,10000000],
  * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
- * {@code e2e.recovery.trickle} [500 records/s], {@code e2e.throughput.records} [1000000],
- * {@code e2e.throughput.runs} [1], {@code e2e.throughput.columns} [all four], {@code e2e.memory.stores} [50],
+ * {@code e2e.recovery.load} [changelog, or app], {@code e2e.recovery.trickle} [500 records/s],
+ * {@code e2e.throughput.records} [1000000], {@code e2e.throughput.runs} [1],
+ * {@code e2e.throughput.columns} [all six], {@code e2e.memory.stores} [50],
  * {@code e2e.memory.keysPerStore} [100000], {@code e2e.memory.commitEvery} [1000],
- * {@code e2e.memory.repeats} [3], {@code e2e.memory.columns} [all four], {@code e2e.benchJar}
- * [bench/target/benchmarks.jar], {@code e2e.command}, {@code e2e.gitCommit} (recorded as given).
+ * {@code e2e.memory.repeats} [3], {@code e2e.memory.columns} [the four with persistent stores],
+ * {@code e2e.benchJar} [bench/target/benchmarks.jar], {@code e2e.command}, {@code e2e.gitCommit}
+ * (recorded as given).
  */
 public final class E2EBench {
 
-    /** A column: which stores the app gets, as {@link EosCrashApp}'s txn argument plus Streams configs. */
-    record Column(String id, boolean txn, List<String> overrides, String description) {
+    /** What a column's app keeps its state in: decides the parts it runs in and what its state directory must hold. */
+    enum StateKind {
+        /** Stores on disk (ours or Kafka's RocksDB ones): every part. */
+        PERSISTENT,
+        /**
+         * Kafka's in-memory stores: throughput only. A restart has nothing on disk to recover from, and
+         * the memory part's bare stores would hold their 50 x 100,000 keys on the JVM's 512 MiB heap
+         * (about 1 GiB with the maps' overhead), measuring the heap limit rather than a store.
+         */
+        IN_MEMORY,
+        /** No stores at all ({@link EosCrashApp.Shape#PASSTHROUGH}): throughput only. */
+        NONE
+    }
+
+    /**
+     * A column: which stores the app gets, as {@link EosCrashApp}'s txn argument plus its
+     * {@code key=value} arguments (Streams configs, or the app's own {@code eos-app.*} ones).
+     */
+    record Column(String id, boolean txn, List<String> appArgs, StateKind state, String description) {
+        /** Whether the column makes sense in {@code part}. */
+        boolean runsIn(String part) {
+            return state == StateKind.PERSISTENT || part.equals("throughput");
+        }
     }
 
     static final String REFERENCE = "kafka-txn";
+    /** The column of Kafka's in-memory stores: the ceiling of a store inside the JVM, which ours should be within 1.2x of. */
+    static final String IN_MEMORY = "kafka-memory";
     static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
 
     static {
         for (Column c : List.of(
-                new Column("txn", true, List.of(), "ours, indexed-batch strategy (the default): "
+                new Column("txn", true, List.of(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
                         + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
                 new Column("txn-secondary", true, List.of("txn.rocksdb.transaction.strategy=secondary-store"),
-                        "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
-                new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"),
+                        StateKind.PERSISTENT, "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
+                new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"), StateKind.PERSISTENT,
                         "Kafka 4.4's RocksDB stores with enable.transactional.statestores=true: the reference"),
-                new Column("kafka", false, List.of(), "Kafka 4.4's RocksDB stores with the flag off "
-                        + "(enable.transactional.statestores=false, Kafka's default)"))) {
+                new Column("kafka", false, List.of(), StateKind.PERSISTENT, "Kafka 4.4's RocksDB stores with the flag off "
+                        + "(enable.transactional.statestores=false, Kafka's default)"),
+                new Column(IN_MEMORY, false, List.of("dsl.store.suppliers.class="
+                                + "org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers",
+                        "enable.transactional.statestores=true"), StateKind.IN_MEMORY,
+                        "Kafka 4.4's in-memory stores (dsl.store.suppliers.class=BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers, "
+                                + "enable.transactional.statestores=true as ours): the ceiling of a store inside the JVM; "
+                                + "throughput only"),
+                new Column("no-state", false, List.of(EosCrashApp.TOPOLOGY_ARG + "=passthrough"), StateKind.NONE,
+                        "no stores: the same input, every record sent to the same three output topics as a count of 1 "
+                                + "(EosCrashApp eos-app.topology=passthrough; no stores, no changelogs): the ceiling "
+                                + "of the Streams runtime and the broker; throughput only"))) {
             COLUMNS.put(c.id(), c);
         }
     }
@@ -86,9 +130,8 @@ public final class E2EBench {
     private static final int PARTITIONS = Integer.getInteger("e2e.partitions", 2);
     private static final Duration RESTART_TIMEOUT = Duration.ofMinutes(15);
 
-    /** The results so far, rewritten to {@link #file} after every run ("complete": false until the end). */
-    private static final Map<String, Object> JSON = new LinkedHashMap<>();
-    private static File file;
+    /** The results file, rewritten after every run. */
+    private static E2EResults results;
     private static long started;
 
     private E2EBench() {
@@ -109,61 +152,41 @@ public final class E2EBench {
     static void run() throws Exception {
         String out = System.getProperty("e2e.out");
         if (out == null) throw new IllegalArgumentException("-De2e.out=<json file> is required");
-        List<String> parts = list("e2e.parts", "recovery,throughput,memory");
+        List<String> parts = list("e2e.parts", String.join(",", E2EResults.PARTS));
         for (String p : parts) {
-            if (!List.of("recovery", "throughput", "memory").contains(p)) {
-                throw new IllegalArgumentException("e2e.parts: unknown part " + p + " (recovery, throughput, memory)");
+            if (!E2EResults.PARTS.contains(p)) {
+                throw new IllegalArgumentException("e2e.parts: unknown part " + p + " " + E2EResults.PARTS);
             }
         }
         started = System.nanoTime();
-        Map<String, Object> json = JSON;
-        json.put("generated", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString());
-        json.put("command", System.getProperty("e2e.command", "bench/e2e.sh"));
-        json.put("gitCommit", System.getProperty("e2e.gitCommit", ""));
-        json.put("smoke", SMOKE);
-        json.put("machine", machine());
-        json.put("reference", REFERENCE);
+        results = E2EResults.open(new File(out), Boolean.parseBoolean(System.getProperty("e2e.merge", "true")), SMOKE,
+                E2EResults.provenance(System.getProperty("e2e.command", "bench/e2e.sh"),
+                        System.getProperty("e2e.gitCommit", ""), machine()), parts);
+        results.put("reference", REFERENCE);
         Map<String, String> columns = new LinkedHashMap<>();
         COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
-        json.put("columns", columns);
-        file = new File(out);
-        if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
-        // written after every run too ("complete": false until the end), so a late failure keeps what was measured
-        json.put("complete", false);
+        results.describeColumns(columns);
+        results.checkpoint();
         if (parts.contains("recovery") || parts.contains("throughput")) {
             try (BrokerFixture kafka = BrokerFixture.start("e2e")) {
-                if (parts.contains("recovery")) recovery(kafka, part("recovery"));
-                if (parts.contains("throughput")) throughput(kafka, part("throughput"));
+                if (parts.contains("recovery")) recovery(kafka, results.start("recovery"));
+                if (parts.contains("throughput")) throughput(kafka, results.start("throughput"));
             }
         }
-        if (parts.contains("memory")) memory(part("memory"));
-        json.put("complete", true);
-        checkpoint();
-        say("e2e: wrote " + file + " in " + seconds(started) + " s");
-    }
-
-    /** A part's map in the JSON, filled as its runs complete. */
-    private static Map<String, Object> part(String name) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        JSON.put(name, m);
-        return m;
-    }
-
-    /** Rewrites the JSON file with the results so far. */
-    private static void checkpoint() throws Exception {
-        JSON.put("elapsedSeconds", seconds(started));
-        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(file, JSON);
+        if (parts.contains("memory")) memory(results.start("memory"));
+        say("e2e: wrote " + results.file() + " in " + seconds(started) + " s");
     }
 
     // ---------------------------------------------------------------- recovery after kill -9
 
     static void recovery(BrokerFixture kafka, Map<String, Object> r) throws Exception {
         long t0 = System.nanoTime();
-        List<Long> sizes = list("e2e.recovery.sizes", SMOKE ? "2000" : "100000,1000000,10000000").stream()
+        List<Long> sizes = list("e2e.recovery.sizes", SMOKE ? "2000" : "100000,1000000,3000000,10000000").stream()
                 .map(s -> (long) Double.parseDouble(s)).toList();
         int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
         int trickle = Integer.getInteger("e2e.recovery.trickle", 500);
-        List<Column> columns = columns("e2e.recovery.columns", "txn,kafka-txn,kafka");
+        RecoveryLoad load = RecoveryLoad.of(System.getProperty("e2e.recovery.load", "changelog"));
+        List<Column> columns = columns("e2e.recovery.columns", "recovery", "txn,kafka-txn,kafka");
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("sizes", sizes);
         settings.put("kills", kills);
@@ -172,53 +195,69 @@ public final class E2EBench {
         settings.put("columns", columns.stream().map(Column::id).toList());
         settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
                 + EosCrashApp.KV_STORE + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
-        List<Map<String, Object>> results = new ArrayList<>();
+        settings.put("load", load.id());
+        settings.put("loadDescription", load.description());
+        List<Map<String, Object>> runs = new ArrayList<>();
         r.put("settings", settings);
-        r.put("results", results);
+        r.put("results", runs);
         Random rnd = new Random(42);
         for (long n : sizes) {
-            String topic = "e2e-recovery-" + n;
-            kafka.createTopics(PARTITIONS, topic);
-            long t = System.nanoTime();
-            produceDistinctKeys(kafka, topic, n);
-            long produced = BrokerFixture.sum(kafka.endOffsets(List.of(topic), PARTITIONS));
-            if (produced != n) throw new IllegalStateException(topic + " holds " + produced + " records, not " + n);
-            say(String.format("recovery: %,d distinct keys produced to %s in %.1f s", n, topic, seconds(t)));
             for (Column c : columns) {
-                results.add(recoveryRun(kafka, c, topic, n, kills, trickle, rnd));
+                runs.add(recoveryRun(kafka, c, load, n, kills, trickle, rnd));
                 r.put("seconds", seconds(t0));
-                checkpoint();
+                results.checkpoint();
             }
         }
+        results.finish("recovery");
     }
 
-    /** One column at one state size: load, then {@code kills} kill -9 / restart cycles under a trickle. */
-    static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, String topic, long n, int kills, int trickle,
+    /**
+     * One column at one state size: load ({@code load}), check, then {@code kills} kill -9 / restart
+     * cycles under a trickle. Every run has its own topics (input, changelog, output), deleted after it.
+     */
+    static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, RecoveryLoad load, long n, int kills, int trickle,
                                            Random rnd) throws Exception {
         String appId = "e2e-rec-" + c.id() + "-" + n;
-        kafka.createTopics(PARTITIONS, EosCrashApp.kvOut(appId));
+        String input = appId + "-input";
+        String output = EosCrashApp.kvOut(appId);
+        String changelog = appId + "-" + EosCrashApp.KV_STORE + "-changelog";
+        kafka.createTopics(PARTITIONS, input, output);
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
-        List<String> args = new ArrayList<>(c.overrides());
-        args.add(EosCrashApp.INPUT_ARG + "=" + topic);
+        List<String> args = new ArrayList<>(c.appArgs());
+        args.add(EosCrashApp.INPUT_ARG + "=" + input);
         args.add(EosCrashApp.TOPOLOGY_ARG + "=kv");
         String[] argv = args.toArray(String[]::new);
-        String changelog = appId + "-" + EosCrashApp.KV_STORE + "-changelog";
 
-        long t = System.nanoTime();
-        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, stateDir.toString(), c.txn(), argv);
+        AppProcess app = null;
         List<Map<String, Object>> restarts = new ArrayList<>();
         Map<String, Object> r = new LinkedHashMap<>();
-        try (Trickle updates = new Trickle(kafka, topic, n, trickle)) {
-            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
-            kafka.awaitGroupCaughtUp(appId, topic, PARTITIONS, Duration.ofSeconds(300 + n / 2_000));
-            double load = seconds(t);
+        try (Trickle updates = new Trickle(kafka, input, n, trickle)) {
+            long t = System.nanoTime();
+            double produce = load.produce(kafka, input, changelog, PARTITIONS, n);
+            long launch = System.nanoTime();
+            app = AppProcess.start(appId + "#0", kafka, appId, stateDir.toString(), c.txn(), argv);
+            load.awaitLoaded(kafka, app, appId, input, PARTITIONS, n);
+            long loaded = System.nanoTime();
+            Map<String, Object> loadResult = new LinkedHashMap<>();
+            loadResult.put("method", load.id());
+            loadResult.put("seconds", (loaded - t) / 1e9);
+            loadResult.put("recordsPerSecond", n / ((loaded - t) / 1e9));
+            loadResult.put("produceSeconds", produce);
+            loadResult.put("launchToLoadedSeconds", (loaded - launch) / 1e9);
+            double restore = restoreMs(app) / 1000;
+            if (load == RecoveryLoad.CHANGELOG) {
+                loadResult.put("restoreSeconds", restore);
+                loadResult.put("restoreRecordsPerSecond", restore > 0 ? n / restore : null);
+            }
+            RecoveryLoad.probe(kafka, input, output, PARTITIONS, n);
             long changelogAfterLoad = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
-            say(String.format("recovery [%s, %,d keys]: loaded and committed in %.1f s (changelog %,d records)",
-                    c.id(), n, load, changelogAfterLoad));
+            say(String.format("recovery [%s, %,d keys]: loaded (%s) in %.1f s: produced in %.1f s, app launch to loaded %.1f s%s; "
+                            + "probe ok; changelog %,d records", c.id(), n, load.id(), (loaded - t) / 1e9, produce,
+                    (loaded - launch) / 1e9, load == RecoveryLoad.CHANGELOG ? String.format(" (restore %.1f s)", restore) : "",
+                    changelogAfterLoad));
             r.put("column", c.id());
             r.put("keys", n);
-            r.put("loadSeconds", load);
-            r.put("loadRecordsPerSecond", n / load);
+            r.put("load", loadResult);
             r.put("changelogAfterLoad", changelogAfterLoad);
             updates.start();
             for (int kill = 1; kill <= kills; kill++) {
@@ -227,16 +266,14 @@ public final class E2EBench {
                 if (!app.process.isAlive()) throw new IllegalStateException(app.name + " died before the kill; see its log");
                 app.kill();
                 long changelogAtKill = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
-                long launch = System.nanoTime();
+                launch = System.nanoTime();
                 app = AppProcess.start(appId + "#" + kill, kafka, appId, stateDir.toString(), c.txn(), argv);
                 app.awaitLine(l -> l.equals("FIRST-PROCESSED"), RESTART_TIMEOUT);
                 app.awaitLine(l -> l.equals("RUNNING"), RESTART_TIMEOUT);
                 Map<String, Object> k = new LinkedHashMap<>();
                 k.put("launchToFirstProcessedMs", (app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED")) - launch) / 1e6);
                 k.put("launchToRunningMs", (app.arrivalOf(0, l -> l.equals("RUNNING")) - launch) / 1e6);
-                long restoreStart = app.arrivalOf(0, l -> l.startsWith("RESTORE-START "));
-                long restoreEnd = app.lastArrivalOf(0, l -> l.startsWith("RESTORE-END "));
-                k.put("restoreMs", restoreStart < 0 || restoreEnd < 0 ? 0 : (restoreEnd - restoreStart) / 1e6);
+                k.put("restoreMs", restoreMs(app));
                 k.put("restored", app.restoredTotal());
                 k.put("changelogAtKill", changelogAtKill);
                 k.put("restoreStarts", restoreStarts(app));
@@ -252,9 +289,17 @@ public final class E2EBench {
             kafka.showLogs(appId);
             throw new IllegalStateException("recovery run " + appId + " failed: " + e.getMessage(), e);
         } finally {
-            app.stop();
+            if (app != null) app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            deleteTopics(kafka, input, output, changelog);
         }
+    }
+
+    /** First RESTORE-START to last RESTORE-END line of the app (ms), 0 if it restored nothing. */
+    private static double restoreMs(AppProcess app) {
+        long restoreStart = app.arrivalOf(0, l -> l.startsWith("RESTORE-START "));
+        long restoreEnd = app.lastArrivalOf(0, l -> l.startsWith("RESTORE-END "));
+        return restoreStart < 0 || restoreEnd < 0 ? 0 : (restoreEnd - restoreStart) / 1e6;
     }
 
     /** Changelog partition and store to the offset each restore started from, e.g. {@code {"...-changelog-0 word-counts": 0}}. */
@@ -269,30 +314,23 @@ public final class E2EBench {
         return starts;
     }
 
-    /** Keys {@code k0 .. k<n-1>}, each once, through a producer tuned for bulk (large batches, lz4). */
-    static void produceDistinctKeys(BrokerFixture kafka, String topic, long n) {
-        try (KafkaProducer<String, String> p = bulkProducer(kafka)) {
-            for (long i = 0; i < n; i++) {
-                p.send(new ProducerRecord<>(topic, "k" + i, "v"));
-            }
-            p.flush();
+    /** Deletes a finished run's topics (best effort: they only take the broker's disk and page cache). */
+    private static void deleteTopics(BrokerFixture kafka, String... topics) {
+        try (Admin admin = kafka.admin()) {
+            admin.deleteTopics(List.of(topics)).topicNameValues().values().forEach(f -> {
+                try {
+                    f.get(30, TimeUnit.SECONDS);
+                } catch (Exception ignored) {
+                    // not there (never created) or not deleted: harmless
+                }
+            });
         }
-    }
-
-    static KafkaProducer<String, String> bulkProducer(BrokerFixture kafka) {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"));
     }
 
     /** Updates of random existing keys at a steady rate, from {@link #start} until closed: keeps the app busy across kills. */
     static final class Trickle implements AutoCloseable {
         private final KafkaProducer<String, String> producer;
         private final AtomicBoolean running = new AtomicBoolean(true);
-        private final AtomicLong sent = new AtomicLong();
         private final Thread thread;
 
         Trickle(BrokerFixture kafka, String topic, long keys, int perSecond) {
@@ -302,8 +340,7 @@ public final class E2EBench {
                 long periodNanos = 1_000_000_000L / Math.max(1, perSecond);
                 long next = System.nanoTime();
                 while (running.get()) {
-                    producer.send(new ProducerRecord<>(topic, "k" + Math.floorMod(rnd.nextLong(), keys), "t"));
-                    sent.incrementAndGet();
+                    producer.send(new ProducerRecord<>(topic, RecoveryLoad.key(Math.floorMod(rnd.nextLong(), keys)), "t"));
                     next += periodNanos;
                     long sleep = next - System.nanoTime();
                     if (sleep > 0) {
@@ -334,9 +371,9 @@ public final class E2EBench {
 
     static void throughput(BrokerFixture kafka, Map<String, Object> out) throws Exception {
         long t0 = System.nanoTime();
-        int records = Integer.getInteger("e2e.throughput.records", SMOKE ? 5_000 : 1_000_000);
+        int records = Integer.getInteger("e2e.throughput.records", SMOKE ? 2_000 : 1_000_000);
         int runs = Integer.getInteger("e2e.throughput.runs", 1);
-        List<Column> columns = columns("e2e.throughput.columns", String.join(",", COLUMNS.keySet()));
+        List<Column> columns = columns("e2e.throughput.columns", "throughput", null);
         kafka.createTopics(PARTITIONS, EosCrashApp.INPUT);
         // the whole input in the past (an hour before now at its end): the broker refuses timestamps over 1 h ahead
         long firstTs = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis() - records * WordInput.STEP_MS;
@@ -357,18 +394,22 @@ public final class E2EBench {
         settings.put("topology", "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
                 + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
                 + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS + " ms of event time");
+        settings.put("cpu", "CPU used from the first record processed to the end, in cores (CPU seconds per second): the "
+                + "app JVM's and the broker JVM's (user + system, /proc/<pid>/stat), and the machine's busy time "
+                + "(/proc/stat: everything on it, the driver and other processes included)");
         out.put("settings", settings);
         Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
         for (int run = 1; run <= runs; run++) {
             // later runs rotate the order, so a slow drift of the machine falls on every column
             List<Column> order = new ArrayList<>(columns);
-            java.util.Collections.rotate(order, -(run - 1));
+            Collections.rotate(order, -(run - 1));
             for (Column c : order) {
                 byColumn.get(c.id()).add(throughputRun(kafka, c, records, run));
                 out.put("seconds", seconds(t0));
-                checkpoint();
+                results.checkpoint();
             }
         }
+        results.finish("throughput");
     }
 
     /** {@code out.results}: per column {@code {column, runs: [...]}}; returns the runs lists by column. */
@@ -387,25 +428,38 @@ public final class E2EBench {
         return byColumn;
     }
 
+    /**
+     * One run of one column: a fresh app processes the whole input. After it stopped (cleanly), its
+     * state directory must hold a directory per store if the column's stores are persistent and none
+     * otherwise ({@link #checkStateDir}): proof that an in-memory column really ran in memory.
+     */
     static Map<String, Object> throughputRun(BrokerFixture kafka, Column c, int records, int run) throws Exception {
         String appId = "e2e-tput-" + c.id() + "-r" + run;
-        kafka.createTopics(PARTITIONS, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+        List<String> outputs = List.of(EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+        kafka.createTopics(PARTITIONS, outputs.toArray(String[]::new));
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         long launch = System.nanoTime();
-        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(), c.overrides().toArray(String[]::new));
+        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(), c.appArgs().toArray(String[]::new));
         try {
             app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
+            CpuSample cpuAtFirst = CpuSample.take(app.process.pid(), kafka.broker.pid());
             long first = app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED"));
             kafka.awaitGroupCaughtUp(appId, EosCrashApp.INPUT, PARTITIONS, Duration.ofSeconds(120 + records / 1_000));
             long end = System.nanoTime();
+            Map<String, Object> cpu = CpuSample.take(app.process.pid(), kafka.broker.pid()).since(cpuAtFirst);
             double secs = (end - first) / 1e9;
+            app.stop();
             Map<String, Object> r = new LinkedHashMap<>();
             r.put("run", run);
             r.put("recordsPerSecond", records / secs);
             r.put("seconds", secs);
             r.put("launchToFirstProcessedMs", (first - launch) / 1e6);
-            say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s",
-                    c.id(), run, records, secs, records / secs));
+            r.put("cpu", cpu);
+            r.put("stateDirMiB", checkStateDir(c, stateDir) / 1048576.0);
+            say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s "
+                            + "(cores: app %s, broker %s, machine busy %s of %s); state dir %.1f MiB", c.id(), run, records, secs,
+                    records / secs, cpu.get("appCores"), cpu.get("brokerCores"), cpu.get("machineBusyCores"),
+                    cpu.get("machineCores"), r.get("stateDirMiB")));
             return r;
         } catch (Exception | AssertionError e) {
             kafka.showLogs(appId);
@@ -413,7 +467,34 @@ public final class E2EBench {
         } finally {
             app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            List<String> topics = new ArrayList<>(outputs);
+            topics.addAll(EosCrashApp.changelogs(appId));
+            deleteTopics(kafka, topics.toArray(String[]::new));
         }
+    }
+
+    /**
+     * The stores' directories in a stopped app's state directory: every store of {@link EosCrashApp}
+     * must have one (a directory named after it, wherever the store puts it) if the column's stores are
+     * persistent, and none may if they are in memory or absent. Returns the directory's size in bytes.
+     */
+    static long checkStateDir(Column c, Path stateDir) throws IOException {
+        Set<String> stores = Set.of(EosCrashApp.KV_STORE, EosCrashApp.WINDOW_STORE, EosCrashApp.SESSION_STORE);
+        Set<String> found = new TreeSet<>();
+        long bytes = 0;
+        try (Stream<Path> paths = Files.walk(stateDir)) {
+            for (Path p : paths.toList()) {
+                if (Files.isDirectory(p) && stores.contains(p.getFileName().toString())) found.add(p.getFileName().toString());
+                if (Files.isRegularFile(p)) bytes += Files.size(p);
+            }
+        }
+        boolean persistent = c.state() == StateKind.PERSISTENT;
+        if (persistent ? !found.equals(stores) : !found.isEmpty()) {
+            throw new IllegalStateException(c.id() + ": the state directory holds store directories " + found + ", expected "
+                    + (persistent ? stores + " (persistent stores)" : "none (" + c.state() + ")")
+                    + ": the column did not run with the stores it claims");
+        }
+        return bytes;
     }
 
     // ---------------------------------------------------------------- memory: peak RSS with many stores
@@ -424,12 +505,12 @@ public final class E2EBench {
         int keysPerStore = Integer.getInteger("e2e.memory.keysPerStore", SMOKE ? 2_000 : 100_000);
         int commitEvery = Integer.getInteger("e2e.memory.commitEvery", 1_000);
         int repeats = Integer.getInteger("e2e.memory.repeats", SMOKE ? 1 : 3);
-        List<Column> columns = columns("e2e.memory.columns", String.join(",", COLUMNS.keySet()));
+        List<Column> columns = columns("e2e.memory.columns", "memory", null);
         out.put("settings", memorySettings(stores, keysPerStore, commitEvery, repeats, columns));
         Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
         for (int rep = 1; rep <= repeats; rep++) {
             List<Column> order = new ArrayList<>(columns);
-            java.util.Collections.rotate(order, -(rep - 1));
+            Collections.rotate(order, -(rep - 1));
             for (Column c : order) {
                 Map<String, String> result = parseResult(runBench("RESULT ", "StoreMemory-" + c.id() + "-" + rep,
                         c.id(), Integer.toString(stores), Integer.toString(keysPerStore), Integer.toString(commitEvery)));
@@ -443,9 +524,10 @@ public final class E2EBench {
                 say(String.format("memory [%s] repeat %d: peak RSS %.0f MiB (RSS at the end %.0f MiB, heap used %.0f MiB), %s s",
                         c.id(), rep, r.get("vmHwmMiB"), r.get("vmRssMiB"), r.get("heapUsedMiB"), result.get("seconds")));
                 out.put("seconds", seconds(t0));
-                checkpoint();
+                results.checkpoint();
             }
         }
+        results.finish("memory");
     }
 
     private static Map<String, Object> memorySettings(int stores, int keysPerStore, int commitEvery, int repeats,
@@ -512,11 +594,20 @@ public final class E2EBench {
         return Arrays.stream(System.getProperty(property, defaults).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
     }
 
-    private static List<Column> columns(String property, String defaults) {
+    /**
+     * The columns {@code property} names, else {@code defaults}, else (null) every column that runs
+     * in {@code part}; refuses unknown columns and columns that do not run in {@code part}.
+     */
+    private static List<Column> columns(String property, String part, String defaults) {
+        List<String> all = COLUMNS.values().stream().filter(c -> c.runsIn(part)).map(Column::id).toList();
         List<Column> r = new ArrayList<>();
-        for (String id : list(property, defaults)) {
+        for (String id : list(property, defaults != null ? defaults : String.join(",", all))) {
             Column c = COLUMNS.get(id);
             if (c == null) throw new IllegalArgumentException(property + ": unknown column " + id + " (" + COLUMNS.keySet() + ")");
+            if (!c.runsIn(part)) {
+                throw new IllegalArgumentException(property + ": " + id + " (" + c.state() + ") does not run in the " + part
+                        + " part (it runs " + all + ")");
+            }
             r.add(c);
         }
         return r;
