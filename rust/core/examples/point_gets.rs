@@ -8,6 +8,10 @@
 //! `as-loaded` reads the store as the load left it (the last keys still in memtables, no reopen, no
 //! settling), as a benchmark that loads then reads does (`bench/`'s JMH gets).
 //!
+//! `POINT_GETS_LOAD=restore` loads as a changelog restore does (`KeyValueStore::restore`, batches of
+//! 1,000 of `bench/`'s keys in key order, pseudo-random values, offsets committed every 10,000), as `bench/`'s
+//! `LargeStateBenchmark` does; the default loads with puts of random keys and constant values.
+//!
 //! `TXN_TUNING` adds RocksDB options to the store, as `txn.rocksdb.options` would, e.g.
 //! `TXN_TUNING='block_based_table_factory={index_type=kBinarySearch;partition_filters=false}'`.
 
@@ -33,6 +37,14 @@ fn thread_cpu_ticks() -> u64 {
     field(14) + field(15)
 }
 
+/// The keys of `bench/` (`Keys.java`): a big-endian index then 8 fixed bytes, so they sort by index.
+fn ordered_key(i: u64) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    key[..8].copy_from_slice(&i.to_be_bytes());
+    key[8..].copy_from_slice(&0x5EED_5EED_5EED_5EEDu64.to_be_bytes());
+    key
+}
+
 fn main() {
     env_logger::init(); // RUST_LOG=debug shows what the engine logs
     let args: Vec<String> = std::env::args().collect();
@@ -43,6 +55,8 @@ fn main() {
         Some("as-loaded") => true,
         Some(other) => panic!("layout '{other}': expected settled or as-loaded"),
     };
+    let restore = std::env::var("POINT_GETS_LOAD").as_deref() == Ok("restore");
+    let key: fn(u64) -> [u8; 16] = if restore { ordered_key } else { key };
     let tuning_text = std::env::var("TXN_TUNING").unwrap_or_default();
     let tuning = Tuning::new(&[&tuning_text]).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -51,10 +65,32 @@ fn main() {
     let loaded = {
         let store = KeyValueStore::open(dir.path(), options.clone()).unwrap();
         let started = Instant::now();
-        for i in 0..keys {
-            store.put(&key(i), Some(&[7u8; 100])).unwrap();
-            if (i + 1) % 10_000 == 0 {
-                store.commit(&[(tp.clone(), Some(i as i64))], None).unwrap();
+        if restore {
+            let mut sequence = 0x2545_F491_4F6C_DD1Du64;
+            let mut value = [0u8; 100];
+            for first in (0..keys).step_by(1_000) {
+                let batch: Vec<([u8; 16], [u8; 100])> = (first..(first + 1_000).min(keys))
+                    .map(|i| {
+                        for chunk in value.chunks_mut(8) {
+                            sequence ^= sequence << 13;
+                            sequence ^= sequence >> 7;
+                            sequence ^= sequence << 17;
+                            chunk.copy_from_slice(&sequence.to_le_bytes()[..chunk.len()]);
+                        }
+                        (key(i), value)
+                    })
+                    .collect();
+                store.restore(batch.iter().map(|(k, v)| (&k[..], Some(&v[..])))).unwrap();
+                if (first + 1_000) % 10_000 == 0 {
+                    store.commit(&[(tp.clone(), Some(first as i64))], None).unwrap();
+                }
+            }
+        } else {
+            for i in 0..keys {
+                store.put(&key(i), Some(&[7u8; 100])).unwrap();
+                if (i + 1) % 10_000 == 0 {
+                    store.commit(&[(tp.clone(), Some(i as i64))], None).unwrap();
+                }
             }
         }
         store.commit(&[(tp.clone(), Some(keys as i64))], None).unwrap();
@@ -87,7 +123,18 @@ fn main() {
     while !as_loaded && !settled(&store) {
         std::thread::sleep(Duration::from_millis(200));
     }
-    eprintln!("settled in {:?}", settle.elapsed());
+    let ssts: Vec<u64> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "sst"))
+        .map(|e| e.metadata().unwrap().len())
+        .collect();
+    eprintln!(
+        "settled in {:?}: {} SST files, {} MB",
+        settle.elapsed(),
+        ssts.len(),
+        ssts.iter().sum::<u64>() >> 20
+    );
     // warm up
     let warm = Instant::now();
     while warm.elapsed() < Duration::from_secs(2) {
