@@ -158,4 +158,12 @@ fn main() {
         let layout = if as_loaded { "as-loaded" } else { "settled" };
         println!("keys={keys} layout={layout} round={round} gets/s={rate:.0} gets/cpu-s={cpu_rate:.0} tuning='{tuning_text}'");
     }
+    let stats = store.stats();
+    let mib = |stat: txn_rocksdb::stats::Stat| stats[stat as usize] as f64 / (1 << 20) as f64;
+    eprintln!(
+        "block cache: {:.1} MiB in use, {:.1} MiB of it pinned (index and filter blocks), capacity {:.0} MiB",
+        mib(txn_rocksdb::stats::Stat::BlockCacheUsage),
+        mib(txn_rocksdb::stats::Stat::BlockCachePinnedUsage),
+        mib(txn_rocksdb::stats::Stat::BlockCacheCapacity)
+    );
 }

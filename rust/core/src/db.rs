@@ -13,7 +13,7 @@ use txn_rocksdb_format::commit_record::CommitRecord;
 use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, TopicPartition, COMMIT_RECORD_KEY};
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
-    BlockBasedIndexType, BlockBasedOptions, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
+    BlockBasedIndexType, BlockBasedOptions, BlockBasedPinningTier, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType, DBPinnableSlice, DBRecoveryMode, DBRawIteratorWithThreadMode,
     FlushOptions, LogLevel, Options, ReadOptions, SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
@@ -92,17 +92,21 @@ fn options() -> Options {
     let mut table = BlockBasedOptions::default();
     table.set_block_cache(&budget.cache);
     table.set_bloom_filter(10.0, false);
-    // Index and filter blocks live in the block cache, so they count against the budget too. They
-    // are partitioned (two-level, 4 KiB partitions, the top level pinned): an SST's whole index or
-    // filter is bigger than a cache shard once a store holds a few million keys, so it would be
-    // evicted and read back from disk (and checksummed) on every get, which made gets 10x slower.
+    // Index and filter blocks live in the block cache, so they count against the budget too: one
+    // whole block of each per SST, pinned by its table reader for as long as the file is open
+    // (never evicted, so never read back). A get then looks up only the data block in the cache.
+    // Partitioned blocks (two-level, 4 KiB partitions, until 2026-12-02) kept the cache strictly
+    // bounded but cost two more cache lookups and a partition search per SST read: random gets on
+    // 10^5-10^7 keys in SSTs were 27-40% slower (`docs/profiles.md`, `examples/point_gets.rs`).
+    // Whole blocks unpinned were as fast until an SST's blocks (about 1.2 MB for 64 MiB of data)
+    // outgrew a 1 MiB cache shard and were read back on every get. Pinned, they stay charged to
+    // the cache (about 2 bytes per key, summed over every store of the process); past the cache's
+    // capacity they are kept anyway and data blocks get less room, as Kafka's stores keep theirs
+    // in each table reader outside any budget.
     table.set_cache_index_and_filter_blocks(true);
     table.set_cache_index_and_filter_blocks_with_high_priority(true);
-    table.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
-    table.set_partition_filters(true);
-    table.set_metadata_block_size(4096);
-    table.set_pin_top_level_index_and_filter(true);
-    table.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    table.set_index_type(BlockBasedIndexType::BinarySearch);
+    table.set_unpartitioned_pinning_tier(BlockBasedPinningTier::All);
     let mut options = Options::default();
     options.set_block_based_table_factory(&table);
     options.set_write_buffer_manager(&budget.write_buffers);
