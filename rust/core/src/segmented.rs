@@ -17,6 +17,7 @@ use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 // Key layout (segment prefix ++ store key): the format crate's `segment`.
 use txn_rocksdb_format::segment::{self, prefix as segment_prefix, prefixed};
 
@@ -55,10 +56,27 @@ pub struct SegmentedStore {
     stream_time: AtomicI64,
     /// Segments below this id have had their range delete issued (staged or applied).
     dropped_below: AtomicI64,
+    /// No segment above this id holds anything: the highest segment found at open, raised by
+    /// every put and restore (never lowered: a rolled-back or expired segment only makes a scan
+    /// look one segment further). Kafka keeps the set of segments that exist; scans here end at
+    /// this one instead of seeking into segments that cannot hold data.
+    highest_segment: Arc<AtomicI64>,
 }
 
 /// One changelog record to restore: (segment timestamp, store key, value or `None` to delete).
 pub type RestoreRecord<'a> = (i64, &'a [u8], Option<&'a [u8]>);
+
+/// The highest segment id among the store's committed keys (`i64::MIN` when it has none).
+fn highest_committed_segment(store: &KeyValueStore) -> Result<i64> {
+    let mut highest = i64::MIN;
+    let last = Range { reverse: true, committed_only: true, ..Range::all() };
+    store.range(last)?.next_chunk(1, usize::MAX, |key, _| {
+        if let Some((segment, _)) = segment::split(key) {
+            highest = segment;
+        }
+    })?;
+    Ok(highest)
+}
 
 /// Pairs each changelog record with the segment timestamp `timestamp_of` reads from its key.
 pub(crate) fn with_segment_timestamps<'a>(
@@ -103,12 +121,15 @@ impl SegmentedStore {
                 "retention must be >= 0 and segment interval > 0, got {geometry:?}"
             )));
         }
+        let store = KeyValueStore::open(path, options)?;
+        let highest_segment = highest_committed_segment(&store)?;
         Ok(SegmentedStore {
-            store: KeyValueStore::open(path, options)?,
+            store,
             geometry,
             edge,
             stream_time: AtomicI64::new(NO_TIMESTAMP),
             dropped_below: AtomicI64::new(i64::MIN),
+            highest_segment: Arc::new(AtomicI64::new(highest_segment)),
         })
     }
 
@@ -144,6 +165,11 @@ impl SegmentedStore {
         self.segment_id(stream_time.saturating_sub(self.geometry.retention_ms))
     }
 
+    /// Notes that `segment` may hold data from now on.
+    fn written(&self, segment: i64) {
+        self.highest_segment.fetch_max(segment, Ordering::AcqRel);
+    }
+
     fn observe(&self, ts: i64) -> i64 {
         let prev = self.stream_time.fetch_max(ts, Ordering::AcqRel);
         prev.max(ts)
@@ -165,6 +191,7 @@ impl SegmentedStore {
             return Ok(PutOutcome::DroppedExpired);
         }
         let key = prefixed(segment, store_key);
+        self.written(segment);
         let expiry = self.expiry(stream_time);
         let write = match value {
             Some(value) => Write::Put(&key, value),
@@ -196,6 +223,7 @@ impl SegmentedStore {
         let Some(max_ts) = records.iter().map(|record| record.0).max() else { return Ok(()) };
         let stream_time = self.observe(max_ts);
         let min_live = self.min_live_segment(stream_time);
+        self.written(self.segment_id(max_ts));
         let keys: Vec<Option<Vec<u8>>> = records
             .iter()
             .map(|(timestamp, store_key, _)| {
@@ -222,12 +250,44 @@ impl SegmentedStore {
     /// is open), in Kafka's order: segment by segment, then store-key bytes. One RocksDB iterator
     /// covers every segment; a seek moves it from one segment's key range to the next, landing on
     /// the next segment that holds anything, so empty segments cost nothing.
-    pub fn iter(&self, scan: SegmentScan) -> SegmentIter {
-        let first = self.segment_id(scan.from_ts).max(self.min_live_segment(self.stream_time())).max(0);
-        let last = self.segment_id(scan.to_ts);
-        let segment = (first <= last).then_some(if scan.reverse { last } else { first });
-        SegmentIter { store: self.store.clone(), entries: None, first, last, segment, positioned: false, scan }
+    ///
+    /// `scan_at(latest)` gives the scan knowing that no entry has a timestamp above `latest` (the
+    /// last of the highest segment written): window and session keys are `key ++ timestamp ++ ...`,
+    /// so a key bound with its timestamp capped there keeps a scan of `k` off the entries of longer
+    /// keys `k ++ ...` (which sort between `k ++ timestamp` and `k ++ i64::MAX`), and the scan ends
+    /// at that segment instead of seeking into ones that cannot hold data. The RocksDB iterator is
+    /// bounded by the scan's own bounds at both ends, so RocksDB stops there instead of reading on
+    /// through the next key's entries and deleted ones.
+    pub fn iter(&self, scan_at: impl Fn(i64) -> SegmentScan + Send + 'static) -> SegmentIter {
+        let min_live = self.min_live_segment(self.stream_time()).max(0);
+        let mut iter = SegmentIter {
+            store: self.store.clone(),
+            highest_segment: self.highest_segment.clone(),
+            interval: self.geometry.segment_interval_ms,
+            min_live,
+            scan_at: Box::new(scan_at),
+            scanned_below: i64::MIN,
+            entries: None,
+            first: 0,
+            last: -1,
+            segment: None,
+            positioned: false,
+            scan: SegmentScan::default(),
+        };
+        iter.plan(iter.highest_segment.load(Ordering::Acquire));
+        iter
     }
+}
+
+/// The last timestamp of `segment` (`ts / interval` truncates toward zero: segment `s >= 0` ends
+/// at `(s + 1) * interval - 1`, `s < 0` at `s * interval`); `i64::MAX` on overflow.
+fn last_timestamp_of(segment: i64, interval: i64) -> i64 {
+    let last = if segment >= 0 {
+        segment.checked_add(1).and_then(|above| above.checked_mul(interval)).map(|start| start - 1)
+    } else {
+        segment.checked_mul(interval)
+    };
+    last.unwrap_or(i64::MAX)
 }
 
 /// What a [`SegmentedStore::iter`] covers.
@@ -245,6 +305,14 @@ pub struct SegmentScan {
 /// Iterator over several segments; yields unprefixed store keys.
 pub struct SegmentIter {
     store: KeyValueStore,
+    /// The store's highest segment written (see [`SegmentedStore::iter`]).
+    highest_segment: Arc<AtomicI64>,
+    interval: i64,
+    /// The lowest live segment when the iterator was made.
+    min_live: i64,
+    scan_at: Box<dyn Fn(i64) -> SegmentScan + Send>,
+    /// The highest segment `scan` was planned with (`i64::MIN` before any).
+    scanned_below: i64,
     /// One iterator over every segment of the scan, opened at the first chunk.
     entries: Option<RangeIter>,
     /// The lowest and highest segment ids the scan covers.
@@ -258,6 +326,36 @@ pub struct SegmentIter {
 }
 
 impl SegmentIter {
+    /// Sets the scan, its segments and where it starts for a store whose highest segment is
+    /// `highest`.
+    fn plan(&mut self, highest: i64) {
+        self.scan = (self.scan_at)(last_timestamp_of(highest, self.interval));
+        self.scanned_below = highest;
+        self.first = (self.scan.from_ts / self.interval).max(self.min_live);
+        self.last = (self.scan.to_ts / self.interval).min(highest);
+        self.segment = (self.first <= self.last).then_some(if self.scan.reverse { self.last } else { self.first });
+        self.positioned = false;
+    }
+
+    /// Opens the RocksDB iterator. What it sees is fixed when it opens, so the plan must hold for
+    /// that moment: a segment a concurrent writer started (and committed) after the plan was made
+    /// is planned for and the iterator opened again. Every put raises the highest segment before
+    /// writing, so an unchanged highest segment after the open covers everything the open sees.
+    fn open_entries(&mut self) -> Result<()> {
+        loop {
+            let entries = self.store.range(self.range())?;
+            let highest = self.highest_segment.load(Ordering::Acquire);
+            if highest == self.scanned_below {
+                self.entries = Some(entries);
+                return Ok(());
+            }
+            self.plan(highest);
+            if self.segment.is_none() {
+                return Ok(());
+            }
+        }
+    }
+
     /// Where reading `segment` starts: its lowest key in range (its highest when reversed; the
     /// next segment's prefix, excluded, when the range has no upper bound).
     fn start_of(&self, segment: i64) -> Vec<u8> {
@@ -271,6 +369,20 @@ impl SegmentIter {
             (None, Some(edge)) => segment_prefix(edge).to_vec(),
             (None, None) => vec![0xFF; segment::PREFIX_LEN + 1],
         }
+    }
+
+    /// The keys the scan can return, from the first segment's `lower` (or start) to the last
+    /// segment's `upper` (or end).
+    fn range(&self) -> Range {
+        let from = match &self.scan.lower {
+            Some(lower) => prefixed(self.first, lower),
+            None => segment_prefix(self.first).to_vec(),
+        };
+        let (to, to_inclusive) = match &self.scan.upper {
+            Some(upper) => (Some(prefixed(self.last, upper)), true),
+            None => (self.last.checked_add(1).map(|above| segment_prefix(above).to_vec()), false),
+        };
+        Range { from: Some(from), to, to_inclusive, reverse: self.scan.reverse, committed_only: self.scan.committed_only }
     }
 
     /// The segment to read after `segment` given the key the iterator stopped at (in the next
@@ -296,14 +408,8 @@ impl SegmentIter {
         loop {
             let Some(segment) = self.segment else { return Ok(0) };
             if self.entries.is_none() {
-                let range = Range {
-                    from: Some(segment_prefix(self.first).to_vec()),
-                    to: self.last.checked_add(1).map(|above| segment_prefix(above).to_vec()),
-                    to_inclusive: false,
-                    reverse: self.scan.reverse,
-                    committed_only: self.scan.committed_only,
-                };
-                self.entries = Some(self.store.range(range)?);
+                self.open_entries()?;
+                continue;
             }
             if !self.positioned {
                 let start = self.start_of(segment);

@@ -65,15 +65,21 @@ impl SessionStore {
     /// Kafka's `findSessions` (and the key-range, backward and `fetch` forms built on it).
     pub fn find_sessions(&self, query: SessionQuery) -> SessionIter {
         let earliest = query.earliest_end.max(self.seg.earliest_visible());
-        let max_suffix = [&i64::MAX.to_be_bytes()[..], &query.latest_start.to_be_bytes()].concat();
-        let (lower, upper) = match (&query.key_from, &query.key_to) {
-            (Some(from), Some(to)) if from == to => (Some(store_key(from, 0, earliest.max(0))), Some(store_key(to, query.latest_start, i64::MAX))),
-            (from, to) => (
-                from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
-                to.as_ref().map(|to| upper_range(to, &max_suffix)),
-            ),
-        };
         let (key_from, key_to, latest_start) = (query.key_from, query.key_to, query.latest_start);
+        let (reverse, committed_only) = (query.reverse, query.committed_only);
+        let (from, to) = (key_from.clone(), key_to.clone());
+        // no session ends after `latest_end`: the bound keeps the scan off longer keys
+        let scan_at = move |latest_end: i64| {
+            let max_suffix = [&latest_end.to_be_bytes()[..], &latest_start.to_be_bytes()].concat();
+            let (lower, upper) = match (&from, &to) {
+                (Some(from), Some(to)) if from == to => (Some(store_key(from, 0, earliest.max(0))), Some(store_key(to, latest_start, latest_end))),
+                (from, to) => (
+                    from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
+                    to.as_ref().map(|to| upper_range(to, &max_suffix)),
+                ),
+            };
+            SegmentScan { from_ts: earliest, to_ts: i64::MAX, lower, upper, reverse, committed_only }
+        };
         let keep = move |store_key: &[u8]| {
             split_store_key(store_key).is_some_and(|(key, start, end)| {
                 end >= earliest
@@ -82,15 +88,7 @@ impl SessionStore {
                     && key_to.as_deref().is_none_or(|to| key <= to)
             })
         };
-        let scan = SegmentScan {
-            from_ts: earliest,
-            to_ts: i64::MAX,
-            lower,
-            upper,
-            reverse: query.reverse,
-            committed_only: query.committed_only,
-        };
-        FilteredIter::new(Some(self.seg.iter(scan)), keep)
+        FilteredIter::new(Some(self.seg.iter(scan_at)), keep)
     }
 }
 
@@ -105,7 +103,7 @@ impl SessionStore {
             return FilteredIter::new(None, keep);
         }
         let scan = SegmentScan { from_ts: earliest_end, to_ts: latest_end, committed_only, ..SegmentScan::default() };
-        FilteredIter::new(Some(self.seg.iter(scan)), keep)
+        FilteredIter::new(Some(self.seg.iter(move |_| scan.clone())), keep)
     }
 }
 

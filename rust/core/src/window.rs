@@ -88,23 +88,21 @@ impl WindowStore {
         if query.time_to < earliest {
             return FilteredIter::new(None, keep);
         }
-        let max_suffix = [&query.time_to.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
-        let (lower, upper) = match (&query.key_from, &query.key_to) {
-            (Some(from), Some(to)) if from == to => (Some(store_key(from, earliest.max(0), 0)), Some(store_key(to, query.time_to, i32::MAX))),
-            (from, to) => (
-                from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
-                to.as_ref().map(|to| upper_range(to, &max_suffix)),
-            ),
+        let (from, to, time_to, reverse, committed_only) = (query.key_from, query.key_to, query.time_to, query.reverse, query.committed_only);
+        // no window starts after `latest`: the bound keeps the scan off longer keys
+        let scan_at = move |latest: i64| {
+            let latest_start = time_to.min(latest);
+            let max_suffix = [&latest_start.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
+            let (lower, upper) = match (&from, &to) {
+                (Some(from), Some(to)) if from == to => (Some(store_key(from, earliest.max(0), 0)), Some(store_key(to, latest_start, i32::MAX))),
+                (from, to) => (
+                    from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
+                    to.as_ref().map(|to| upper_range(to, &max_suffix)),
+                ),
+            };
+            SegmentScan { from_ts: earliest, to_ts: time_to, lower, upper, reverse, committed_only }
         };
-        let scan = SegmentScan {
-            from_ts: earliest,
-            to_ts: query.time_to,
-            lower,
-            upper,
-            reverse: query.reverse,
-            committed_only: query.committed_only,
-        };
-        FilteredIter::new(Some(self.seg.iter(scan)), keep)
+        FilteredIter::new(Some(self.seg.iter(scan_at)), keep)
     }
 
     /// Every visible window (Kafka's `all()` / `backwardAll()`).

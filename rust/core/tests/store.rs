@@ -265,3 +265,78 @@ fn secondary_store_iterators_are_snapshots_of_the_transaction() {
         assert_eq!(open.collect_all().unwrap(), now, "spill_bytes {spill_bytes}: a commit and a write after it");
     }
 }
+
+both_strategies! {
+    // A key's scan with an open time range stops at the last segment written: the entries of
+    // longer keys with it as a prefix (`k0`, `k\0`, `kk`, which sort between `k ++ t` and
+    // `k ++ i64::MAX`) are never returned, in either direction, staged, committed and after a
+    // reopen (stream time unknown again, the highest segment read back from disk), including a
+    // session ending on the last millisecond of the highest segment.
+    fn prefix_keys_with_open_time_ranges(strategy) {
+        use txn_rocksdb::segmented::SegmentOptions;
+        use txn_rocksdb::session::{split_store_key, SessionQuery, SessionStore};
+        use txn_rocksdb::window::{self, WindowQuery, WindowStore};
+        let dir = tempfile::tempdir().unwrap();
+        let geometry = SegmentOptions { retention_ms: 1_000_000, segment_interval_ms: 60_000 };
+        let options = StoreOptions { strategy, ..StoreOptions::default() };
+        let keys: [&[u8]; 5] = [b"k", b"k0", b"k\x00", b"k\xff", b"kk"];
+        // (start, end) per key; the last ends on the last millisecond of segment 2
+        let sessions = [(1_000, 5_000), (61_000, 70_000), (130_000, 179_999)];
+        let expected = |from: &[u8], to: &[u8]| -> Vec<(Vec<u8>, i64, i64)> {
+            let mut all: Vec<(i64, Vec<u8>, i64, i64)> = keys
+                .iter()
+                .filter(|k| **k >= from && **k <= to)
+                .flat_map(|k| sessions.iter().map(move |&(s, e)| (e / 60_000, txn_rocksdb::session::store_key(k, s, e), s, e)))
+                .collect();
+            all.sort();
+            all.into_iter().map(|(_, sk, s, e)| (split_store_key(&sk).unwrap().0.to_vec(), s, e)).collect()
+        };
+        let find = |store: &SessionStore, from: &[u8], to: &[u8], reverse: bool| -> Vec<(Vec<u8>, i64, i64)> {
+            let query = SessionQuery {
+                key_from: Some(from.to_vec()),
+                key_to: Some(to.to_vec()),
+                earliest_end: 0,
+                latest_start: i64::MAX,
+                reverse,
+                ..SessionQuery::default()
+            };
+            let found = store.find_sessions(query).collect_all().unwrap();
+            found.iter().map(|(k, _)| split_store_key(k).map(|(k, s, e)| (k.to_vec(), s, e)).unwrap()).collect()
+        };
+        let fetch = |store: &WindowStore, key: &[u8]| -> Vec<(Vec<u8>, i64)> {
+            let query = WindowQuery { key_from: Some(key.to_vec()), key_to: Some(key.to_vec()), time_from: 0, time_to: i64::MAX, ..WindowQuery::default() };
+            let found = store.fetch_range(query).collect_all().unwrap();
+            found.iter().map(|(k, _)| window::split_store_key(k).map(|(k, t, _)| (k.to_vec(), t)).unwrap()).collect()
+        };
+        let check = |session_store: &SessionStore, window_store: &WindowStore, when: &str| {
+            let mut reversed = expected(b"k", b"k");
+            assert_eq!(find(session_store, b"k", b"k", false), expected(b"k", b"k"), "{when}: findSessions(k)");
+            reversed.reverse();
+            assert_eq!(find(session_store, b"k", b"k", true), reversed, "{when}: backwardFindSessions(k)");
+            assert_eq!(find(session_store, b"k", b"k0", false), expected(b"k", b"k0"), "{when}: findSessions(k, k0)");
+            let starts: Vec<(Vec<u8>, i64)> = sessions.iter().map(|&(s, _)| (b"k".to_vec(), s)).collect();
+            assert_eq!(fetch(window_store, b"k"), starts, "{when}: window fetch(k, 0, MAX)");
+        };
+        let open = || {
+            (
+                SessionStore::open(dir.path().join("session"), options.clone(), geometry).unwrap(),
+                WindowStore::open(dir.path().join("window"), options.clone(), geometry).unwrap(),
+            )
+        };
+        let (session_store, window_store) = open();
+        for key in keys {
+            for &(start, end) in &sessions {
+                session_store.put(key, start, end, Some(b"v")).unwrap();
+                window_store.put(key, start, 0, Some(b"v")).unwrap();
+            }
+        }
+        check(&session_store, &window_store, "staged");
+        session_store.segments().key_value().commit(&[(tp(0), Some(1))], None).unwrap();
+        window_store.segments().key_value().commit(&[(tp(0), Some(1))], None).unwrap();
+        check(&session_store, &window_store, "committed");
+        drop((session_store, window_store));
+        let (session_store, window_store) = open();
+        assert_eq!(session_store.segments().stream_time(), -1);
+        check(&session_store, &window_store, "reopened");
+    }
+}
