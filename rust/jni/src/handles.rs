@@ -43,14 +43,11 @@ pub(crate) fn jbool(b: bool) -> jboolean {
 }
 
 pub(crate) fn optional_bytes(env: &Env<'_>, array: &JByteArray<'_>) -> NativeResult<Option<Vec<u8>>> {
-    if array.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(copy_array(env, array)))
+    Ok(RawEnv(env.get_raw()).optional_bytes(array))
 }
 
 pub(crate) fn required_bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &str) -> NativeResult<Vec<u8>> {
-    optional_bytes(env, array)?.ok_or_else(|| invalid(format!("{what} must not be null")))
+    RawEnv(env.get_raw()).required_bytes(array, what)
 }
 
 pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> NativeResult<JByteArray<'local>> {
@@ -64,13 +61,6 @@ pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> 
 /// checks for a pending exception before and after each call, which costs a tenth of a get; here
 /// none can be pending (a native method starts without one), `GetArrayLength` never throws, and
 /// `GetByteArrayRegion` over the array's own length cannot throw either.
-fn copy_array(env: &Env<'_>, array: &JByteArray<'_>) -> Vec<u8> {
-    // SAFETY: `env` is this thread's valid JNIEnv (we are inside a native call) and `array` a
-    // valid, non-null local reference to a byte[].
-    unsafe { copy_raw_array(RawEnv(env.get_raw()), array.as_raw()) }
-}
-
-/// [`copy_array`] on raw JNI values.
 ///
 /// # Safety
 /// `env` is this thread's valid JNIEnv and `array` a valid, non-null reference to a byte[].
@@ -130,13 +120,13 @@ pub(crate) fn array_length(env: &Env<'_>, array: &JByteArray<'_>) -> usize {
 pub(crate) fn fill_array(env: &Env<'_>, array: &JByteArray<'_>, bytes: &[u8]) {
     debug_assert!(bytes.len() <= array_length(env, array));
     let raw = env.get_raw();
-    // SAFETY: as in `copy_array`; the caller checked that the region fits the array.
+    // SAFETY: as in `copy_raw_array`; the caller checked that the region fits the array.
     unsafe {
         ((**raw).v1_1.SetByteArrayRegion)(raw, array.as_raw(), 0, bytes.len() as jsize, bytes.as_ptr() as *const jbyte);
     }
 }
 
-/// A new Java `byte[]` holding `bytes`, with two raw JNI calls (see [`copy_array`]): only
+/// A new Java `byte[]` holding `bytes`, with two raw JNI calls (see [`copy_raw_array`]): only
 /// `NewByteArray` can fail (out of memory: it returns null with the exception pending).
 pub(crate) fn new_array<'local>(env: &mut Env<'local>, bytes: &[u8]) -> NativeResult<JByteArray<'local>> {
     let array = RawEnv(env.get_raw()).new_array(bytes)?;
