@@ -9,7 +9,7 @@ As a module (what bench/report.py calls):
     md = report_e2e.section(data, plt, docs_dir)   # Markdown; draws docs_dir/e2e-{recovery,throughput,memory}.png
     bullets = report_e2e.goal_lines(data)          # one line per end-to-end goal of issue 10, measured
 
-`data` is the parsed JSON; `plt` is matplotlib.pyplot (report.load_matplotlib) or None for no plots.
+`data` is the parsed JSON; `plt` is matplotlib.pyplot (report_common.load_matplotlib) or None for no plots.
 Every figure is the median over repeats (kills, runs) with the min-max in parentheses where there
 were several; every ratio is against Kafka's transactional store (`kafka-txn`), > 1 meaning ours is
 better: for times and memory, kafka-txn's value over the column's. The throughput part also gives
@@ -26,6 +26,8 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import report_common as base  # noqa: E402 (after the path, so it imports from any working directory)
 COLORS = {"txn": "#1f77b4", "txn-secondary": "#ff7f0e", "kafka-txn": "#555555", "kafka": "#d62728",
           "kafka-memory": "#2ca02c", "no-state": "#9467bd"}
 MARKERS = {"txn": "o", "txn-secondary": "s", "kafka-txn": "^", "kafka": "v"}
@@ -35,14 +37,6 @@ IN_MEMORY = "kafka-memory"
 NO_STATE = "no-state"
 # ours / kafka-memory must be at least this (within 1.2x of Kafka's in-memory stores)
 IN_MEMORY_GOAL = 1 / 1.2
-
-
-def _base():
-    """bench/report.py's helpers (fmt, ratio_text, duration, load_matplotlib), imported lazily."""
-    if HERE not in sys.path:
-        sys.path.insert(0, HERE)
-    import report
-    return report
 
 
 def stats(values):
@@ -57,7 +51,7 @@ def cell(st, scale=1.0, fmt=None):
     """'median (min–max)', or the median alone for one sample or no spread; '-' for none."""
     if st is None:
         return "-"
-    fmt = fmt or _base().fmt
+    fmt = fmt or base.fmt
     med, lo, hi, n = st
     if n > 1 and fmt(lo * scale) != fmt(hi * scale):
         return f"{fmt(med * scale)} ({fmt(lo * scale)}–{fmt(hi * scale)})"
@@ -178,7 +172,6 @@ LOAD_TEXT = {
 
 
 def recovery_md(data, plotted):
-    b = _base()
     rec = data["recovery"]
     s = rec["settings"]
     ref = data["reference"]
@@ -193,7 +186,7 @@ def recovery_md(data, plotted):
                "**Recovery time** is from the restarted JVM's launch to the first record it processed (JVM start, "
                "rebalance and restore included); **restored** is the changelog records its `StateRestoreListener` "
                "reported. Median over the kills, min–max in parentheses. This part took "
-               f"{b.duration(round(rec['seconds']))}.\n")
+               f"{base.duration(round(rec['seconds']))}.\n")
     if plotted:
         out.append(f"![recovery time and records restored vs state size]({PLOTS['recovery']})\n")
     head = ["keys"] + [f"`{c}` (s)" for c in cols] + [f"`{ref}` / `{c}`" for c in cols if c != ref and c.startswith("txn")]
@@ -209,7 +202,7 @@ def recovery_md(data, plotted):
             if c != ref and c.startswith("txn"):
                 st = cells.get((c, n), {}).get("time")
                 r = ratio(refst[0] if refst else None, st[0] if st else None, True)
-                row.append(f"**{b.ratio_text(r)}**")
+                row.append(f"**{base.ratio_text(r)}**")
         out.append("| " + " | ".join(row) + " |")
     out.append("")
     head = ["keys"] + [f"`{c}` {what}" for c in cols for what in ("restored", "restore (s)")] + ["changelog at the kill"]
@@ -240,7 +233,6 @@ def recovery_md(data, plotted):
 
 def load_md(cells, cols, sizes):
     """The state load per column and size: how long it took and at what rate (one load each)."""
-    b = _base()
     methods = sorted({x["load"]["method"] for x in cells.values()})
     out = []
     if methods == ["changelog"]:
@@ -266,7 +258,7 @@ def load_md(cells, cols, sizes):
                 continue
             label = "" if len(methods) == 1 else f" ({ld['method']})"
             rate = ld["restoreRate"] if methods == ["changelog"] else ld["rate"]
-            row += [b.fmt(ld["seconds"]) + label, count(rate) if rate else "-"]
+            row += [base.fmt(ld["seconds"]) + label, count(rate) if rate else "-"]
         out.append("| " + " | ".join(row) + " |")
     out.append("")
     if methods == ["app"] and all(x["load"]["produce"] is None for x in cells.values()):
@@ -354,7 +346,6 @@ def in_memory_verdict(r):
 
 
 def throughput_md(data, plotted):
-    b = _base()
     t = data["throughput"]
     s = t["settings"]
     ref = data["reference"]
@@ -370,7 +361,7 @@ def throughput_md(data, plotted):
                f"excluded; shown apart). {s['runs']} run(s) per column"
                + (", in a rotated order" if s["runs"] > 1 else "") + "; " +
                ("median, min–max in parentheses" if s["runs"] > 1 else "one run, so no spread") +
-               f". This part took {b.duration(round(t['seconds']))}.\n")
+               f". This part took {base.duration(round(t['seconds']))}.\n")
     if IN_MEMORY in cells or NO_STATE in cells:
         out.append("Two ceilings run beside the stores: " + "; ".join(
             x for x in (f"`{IN_MEMORY}`, Kafka's in-memory stores (the most a store inside the JVM allows; after each "
@@ -393,11 +384,11 @@ def throughput_md(data, plotted):
         if x is None:
             continue
         r = ratios.get(c)
-        rt = "1.00x (reference)" if c == ref else b.ratio_text(r[0] if r else None)
+        rt = "1.00x (reference)" if c == ref else base.ratio_text(r[0] if r else None)
         row = [f"`{c}`", cell(x["rate"]), rt]
         if mem:
             m = mem.get(c)
-            row.append("1.00x (ceiling)" if c == IN_MEMORY else b.ratio_text(m[0] if m else None))
+            row.append("1.00x (ceiling)" if c == IN_MEMORY else base.ratio_text(m[0] if m else None))
         row.append(cell(x["startup"]))
         if has_cpu:
             row += [cell(x[k], fmt=cores_text) for k in ("app", "broker", "machine")]
@@ -409,8 +400,8 @@ def throughput_md(data, plotted):
     ours = [c for c in cols if c.startswith("txn") and c in mem]
     if ours:
         out.append(f"Ours over Kafka's in-memory stores (goal: within 1.2x of them, i.e. at least "
-                   f"{b.ratio_text(IN_MEMORY_GOAL)}): " + ", ".join(
-                       f"`{c}` **{b.ratio_text(mem[c][0])}** ({in_memory_verdict(mem[c][0])})" for c in ours) + ".\n")
+                   f"{base.ratio_text(IN_MEMORY_GOAL)}): " + ", ".join(
+                       f"`{c}` **{base.ratio_text(mem[c][0])}** ({in_memory_verdict(mem[c][0])})" for c in ours) + ".\n")
     if NO_STATE in cells and cells[NO_STATE]["rate"]:
         ceiling = cells[NO_STATE]["rate"][0]
         shares = [f"`{c}` {cells[c]['rate'][0] / ceiling:.0%}" for c in cols if c != NO_STATE and cells[c]["rate"]]
@@ -429,7 +420,6 @@ def plot_throughput(plt, data, path):
     cols = [c for c in ordered(data["throughput"]["settings"]["columns"], ref) if cells.get(c, {}).get("rate")]
     if not cols:
         return False
-    b = _base()
     ratios = throughput_ratios(data)
     fig, ax = plt.subplots(figsize=(8, 0.5 * len(cols) + 1.8))
     ys = list(range(len(cols)))
@@ -438,7 +428,7 @@ def plot_throughput(plt, data, path):
     err = [[st[0] - st[1] for st in sts], [st[2] - st[0] for st in sts]]
     ax.barh(ys, med, xerr=err, color=[COLORS.get(c, "#999999") for c in cols], capsize=3, height=0.6)
     for y, c, st in zip(ys, cols, sts):
-        label = f"{b.fmt(st[0])}/s" + ("" if c == ref or c not in ratios else f"  ({b.ratio_text(ratios[c][0])} of {ref})")
+        label = f"{base.fmt(st[0])}/s" + ("" if c == ref or c not in ratios else f"  ({base.ratio_text(ratios[c][0])} of {ref})")
         ax.text(st[2] + max(med) * 0.02, y, label, va="center", fontsize=8)
     if cells.get(IN_MEMORY, {}).get("rate"):
         ceiling = cells[IN_MEMORY]["rate"][0]
@@ -469,7 +459,6 @@ def memory_cells(data):
 
 
 def memory_md(data, plotted):
-    b = _base()
     m = data["memory"]
     s = m["settings"]
     ref = data["reference"]
@@ -480,7 +469,7 @@ def memory_md(data, plotted):
            f"{s['workload'][:1].upper() + s['workload'][1:]} ({s['jvm']}). {s['repeats']} repeat(s), in a rotated order; "
            + ("median, min–max in parentheses" if s["repeats"] > 1 else "one run, so no spread")
            + f". The ratio is `{ref}`'s peak RSS over the column's (> 1: less memory than Kafka's "
-           f"transactional store). This part took {b.duration(round(m['seconds']))}.\n"]
+           f"transactional store). This part took {base.duration(round(m['seconds']))}.\n"]
     if s.get("note"):
         out.append(f"Note: {s['note']}.\n")
     if plotted:
@@ -492,7 +481,7 @@ def memory_md(data, plotted):
         x = cells.get(c)
         if x is None:
             continue
-        r = "1.00x (reference)" if c == ref else b.ratio_text(
+        r = "1.00x (reference)" if c == ref else base.ratio_text(
             ratio(refst[0] if refst else None, x["vmHwmMiB"][0] if x["vmHwmMiB"] else None, True))
         if c.startswith("txn"):
             r = f"**{r}**"
@@ -507,7 +496,6 @@ def plot_memory(plt, data, path):
     cols = [c for c in ordered(data["memory"]["settings"]["columns"], ref) if cells.get(c, {}).get("vmHwmMiB")]
     if not cols:
         return False
-    b = _base()
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(cols) + 1.3))
     ys = list(range(len(cols)))
     sts = [cells[c]["vmHwmMiB"] for c in cols]
@@ -515,7 +503,7 @@ def plot_memory(plt, data, path):
     err = [[st[0] - st[1] for st in sts], [st[2] - st[0] for st in sts]]
     ax.barh(ys, med, xerr=err, color=[COLORS.get(c) for c in cols], capsize=3, height=0.6)
     for y, x, st in zip(ys, med, sts):
-        ax.text(st[2] + max(med) * 0.02, y, f"{b.fmt(x)} MiB", va="center", fontsize=8)
+        ax.text(st[2] + max(med) * 0.02, y, f"{base.fmt(x)} MiB", va="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels(cols, fontsize=8)
     ax.invert_yaxis()
@@ -536,7 +524,6 @@ def plot_memory(plt, data, path):
 
 def goal_lines(data):
     """One Markdown line per end-to-end goal of issues 10 and 22 that the JSON measured (for report.py's goal list)."""
-    b = _base()
     ref = data["reference"]
     lines = []
     if "recovery" in data:
@@ -547,8 +534,8 @@ def goal_lines(data):
             for n in sizes:
                 mine, theirs = cells.get((c, n)), cells.get((ref, n))
                 if mine and theirs:
-                    parts.append(f"{count(n)} keys {b.fmt(mine['time'][0])} s vs {b.fmt(theirs['time'][0])} s "
-                                 f"({b.ratio_text(ratio(theirs['time'][0], mine['time'][0], True))}), restored "
+                    parts.append(f"{count(n)} keys {base.fmt(mine['time'][0])} s vs {base.fmt(theirs['time'][0])} s "
+                                 f"({base.ratio_text(ratio(theirs['time'][0], mine['time'][0], True))}), restored "
                                  f"{count(mine['restored'][0])} vs {count(theirs['restored'][0])} records")
             if parts:
                 lines.append(f"Recovery after `kill -9` (`{c}` vs `{ref}`, median launch to first record): " + "; ".join(parts) + ".")
@@ -556,29 +543,28 @@ def goal_lines(data):
             mine = [(n, cells[(c, n)]["time"][0]) for n in sizes if (c, n) in cells]
             if len(mine) > 1:
                 lines.append(f"Recovery time of `{c}` from {count(mine[0][0])} to {count(mine[-1][0])} keys: "
-                             + " -> ".join(f"{b.fmt(t)} s" for _, t in mine)
-                             + f" (the largest state's time / the smallest's: {b.ratio_text(mine[-1][1] / mine[0][1])}).")
+                             + " -> ".join(f"{base.fmt(t)} s" for _, t in mine)
+                             + f" (the largest state's time / the smallest's: {base.ratio_text(mine[-1][1] / mine[0][1])}).")
     if "throughput" in data:
         mem = throughput_ratios(data, IN_MEMORY)
         for c, r in throughput_ratios(data).items():
             if c.startswith("txn"):
-                lines.append(f"End-to-end exactly-once throughput, `{c}` / `{ref}`: {b.ratio_text(r[0])}"
+                lines.append(f"End-to-end exactly-once throughput, `{c}` / `{ref}`: {base.ratio_text(r[0])}"
                              + (f"; `{c}` / `{IN_MEMORY}` (Kafka's in-memory stores; goal: within 1.2x): "
-                                f"{b.ratio_text(mem[c][0])}, {in_memory_verdict(mem[c][0])}" if c in mem else "") + ".")
+                                f"{base.ratio_text(mem[c][0])}, {in_memory_verdict(mem[c][0])}" if c in mem else "") + ".")
     if "memory" in data:
         cells = memory_cells(data)
         refst = cells.get(ref, {}).get("vmHwmMiB")
         for c, x in cells.items():
             if c.startswith("txn") and refst and x["vmHwmMiB"]:
                 lines.append(f"Peak RSS with {data['memory']['settings']['stores']} stores, `{c}`: "
-                             f"{b.fmt(x['vmHwmMiB'][0])} MiB vs `{ref}` {b.fmt(refst[0])} MiB "
-                             f"(`{ref}` / `{c}`: {b.ratio_text(ratio(refst[0], x['vmHwmMiB'][0], True))}).")
+                             f"{base.fmt(x['vmHwmMiB'][0])} MiB vs `{ref}` {base.fmt(refst[0])} MiB "
+                             f"(`{ref}` / `{c}`: {base.ratio_text(ratio(refst[0], x['vmHwmMiB'][0], True))}).")
     return lines
 
 
 def section(data, plt=None, out_dir=None):
     """The Markdown of the end-to-end results (a `##` section with `###` parts); draws the plots into out_dir if plt."""
-    b = _base()
     plotted = {}
     if plt is not None and out_dir is not None:
         for part, draw in (("recovery", plot_recovery), ("throughput", plot_throughput), ("memory", plot_memory)):
@@ -597,7 +583,7 @@ def section(data, plt=None, out_dir=None):
     if len(groups) <= 1:
         p = groups[0][0] if groups else {k: data.get(k) for k in ("generated", "command", "gitCommit", "machine")}
         out.append(f"Written by {provenance_text(p)} (`bench/results/e2e.json`); the run took "
-                   f"{b.duration(round(sum(data[x].get('seconds', 0) for x in PARTS if x in data)))} on "
+                   f"{base.duration(round(sum(data[x].get('seconds', 0) for x in PARTS if x in data)))} on "
                    f"{machine_text(p['machine'])}. {setup}\n")
     else:
         out.append("The parts come from different runs (`bench/e2e.sh -De2e.parts=...` replaces the parts it runs in "
@@ -626,7 +612,7 @@ def main():
     if data["smoke"] and out == os.path.join(os.path.dirname(HERE), "docs"):
         sys.exit("report_e2e.py: refusing to write a smoke run's results into docs/")
     os.makedirs(out, exist_ok=True)
-    plt = _base().load_matplotlib(required=not data["smoke"])
+    plt = base.load_matplotlib(required=not data["smoke"])
     md = section(data, plt, out)
     with open(os.path.join(out, "e2e.md"), "w") as f:
         f.write(md + "\n")
