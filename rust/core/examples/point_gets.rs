@@ -15,6 +15,10 @@
 //! `TXN_TUNING` adds RocksDB options to the store, as `txn.rocksdb.options` would, e.g.
 //! `TXN_TUNING='block_based_table_factory={index_type=kBinarySearch;partition_filters=false}'`.
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use cpu::thread_cpu_ticks;
 use std::time::{Duration, Instant};
 use txn_rocksdb::tuning::Tuning;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
@@ -24,17 +28,6 @@ fn key(i: u64) -> [u8; 16] {
     key[..8].copy_from_slice(&i.wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
     key[8..].copy_from_slice(&i.to_be_bytes());
     key
-}
-
-/// This thread's CPU time (user + system) in clock ticks (`/proc/thread-self/stat`): gets per CPU
-/// second stay comparable when other processes share the machine, where gets per second do not.
-fn thread_cpu_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
-    // fields after the command name (which is in parentheses): state is field 3, utime 14, stime 15
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-    field(14) + field(15)
 }
 
 /// The keys of `bench/` (`Keys.java`): a big-endian index then 8 fixed bytes, so they sort by index.

@@ -11,6 +11,10 @@
 //! record and RocksDB's perf counters (entries skipped, memtable seeks and nexts): the engine's part
 //! of the e2e app's session aggregation (`docs/profiles.md`, "End to end").
 
+#[path = "common/cpu.rs"]
+mod cpu;
+
+use cpu::thread_cpu_ticks;
 use std::time::Instant;
 use txn_rocksdb::segmented::SegmentOptions;
 use txn_rocksdb::session::{split_store_key, SessionQuery, SessionStore};
@@ -20,15 +24,6 @@ const WORDS: u64 = 300;
 const STEP_MS: i64 = 20;
 const GAP_MS: i64 = 5_000;
 const GRACE_MS: i64 = 300_000;
-
-/// This thread's CPU time (user + system) in clock ticks (`/proc/thread-self/stat`).
-fn thread_cpu_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-    field(14) + field(15)
-}
 
 /// xorshift64*: the input only needs WordInput's distribution, not its exact sequence.
 struct Rng(u64);
