@@ -144,7 +144,7 @@ impl SegmentedStore {
 
     /// Kafka's segment id: `ts / interval`, truncating toward zero as Java's `/` does.
     pub fn segment_id(&self, ts: i64) -> i64 {
-        ts / self.geometry.segment_interval_ms
+        segment_of(ts, self.geometry.segment_interval_ms)
     }
 
     pub fn stream_time(&self) -> i64 {
@@ -266,7 +266,7 @@ impl SegmentedStore {
             interval: self.geometry.segment_interval_ms,
             min_live,
             scan_at: Box::new(scan_at),
-            scanned_below: i64::MIN,
+            planned_highest: i64::MIN,
             entries: None,
             first: 0,
             last: -1,
@@ -277,6 +277,11 @@ impl SegmentedStore {
         iter.plan(iter.highest_segment.load(Ordering::Acquire));
         iter
     }
+}
+
+/// Kafka's segment id of `ts`: `ts / interval`, truncating toward zero as Java's `/` does.
+fn segment_of(ts: i64, interval: i64) -> i64 {
+    ts / interval
 }
 
 /// The last timestamp of `segment` (`ts / interval` truncates toward zero: segment `s >= 0` ends
@@ -312,7 +317,7 @@ pub struct SegmentIter {
     min_live: i64,
     scan_at: Box<dyn Fn(i64) -> SegmentScan + Send>,
     /// The highest segment `scan` was planned with (`i64::MIN` before any).
-    scanned_below: i64,
+    planned_highest: i64,
     /// One iterator over every segment of the scan, opened at the first chunk.
     entries: Option<RangeIter>,
     /// The lowest and highest segment ids the scan covers.
@@ -330,9 +335,9 @@ impl SegmentIter {
     /// `highest`.
     fn plan(&mut self, highest: i64) {
         self.scan = (self.scan_at)(last_timestamp_of(highest, self.interval));
-        self.scanned_below = highest;
-        self.first = (self.scan.from_ts / self.interval).max(self.min_live);
-        self.last = (self.scan.to_ts / self.interval).min(highest);
+        self.planned_highest = highest;
+        self.first = segment_of(self.scan.from_ts, self.interval).max(self.min_live);
+        self.last = segment_of(self.scan.to_ts, self.interval).min(highest);
         self.segment = (self.first <= self.last).then_some(if self.scan.reverse { self.last } else { self.first });
         self.positioned = false;
     }
@@ -345,7 +350,7 @@ impl SegmentIter {
         loop {
             let entries = self.store.range(self.range())?;
             let highest = self.highest_segment.load(Ordering::Acquire);
-            if highest == self.scanned_below {
+            if highest == self.planned_highest {
                 self.entries = Some(entries);
                 return Ok(());
             }
