@@ -11,6 +11,9 @@ cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --release --workspace --all-targets -- -D warnings
 fi
+# Large secondary-store transactions, copy vs ingestion (bench/large_commit.sh), smoke mode: 32 MiB,
+# one round, into a temp dir (the test binary is already built; ~20 s).
+bench/large_commit.sh --smoke
 # The decoders of bytes from disk, changelogs and Java, fuzzed for 20 s each (cargo fuzz, nightly; the
 # format crate builds without RocksDB, so this adds about 4 minutes cold, 2 warm). scripts/fuzz.sh
 # without arguments fuzzes longer.

@@ -25,6 +25,7 @@ import os
 import sys
 
 import report_e2e
+import report_large
 from report_common import duration, fmt, load_matplotlib, ratio_text
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -356,7 +357,7 @@ def plot_columns(plt, data, path):
     return True
 
 
-def markdown(data, plots, e2e=None, plt=None, docs=None):
+def markdown(data, plots, e2e=None, plt=None, docs=None, large=None):
     s = data["settings"]
     m = data["machine"]
     ref = data["reference"]
@@ -424,6 +425,8 @@ def markdown(data, plots, e2e=None, plt=None, docs=None):
                "values unless stated; raw JMH JSON per round and suite beside `bench/results/latest.json`.\n")
     if e2e is not None:
         out.append(report_e2e.section(e2e, plt, docs))
+    if large is not None:
+        out.append(report_large.section(large))
     return "\n".join(out)
 
 
@@ -433,6 +436,8 @@ def main():
     ap.add_argument("--docs", default=os.path.join(REPO, "docs"))
     ap.add_argument("--e2e", default=os.path.join(REPO, "bench", "results", "e2e.json"),
                     help="bench/e2e.sh's results (skipped if the file does not exist)")
+    ap.add_argument("--large", default=os.path.join(REPO, "bench", "results", "large-commit.json"),
+                    help="bench/large_commit.sh's results (skipped if the file does not exist)")
     ap.add_argument("--engine-env", action="store_true",
                     help="print the engine bench's environment for the results' JMH run (NAME=value lines) and exit")
     ap.add_argument("--add-engine", metavar="CRITERION_DIR",
@@ -470,9 +475,15 @@ def main():
             e2e = json.load(f)
         if e2e["smoke"] and docs == os.path.join(REPO, "docs"):
             sys.exit("report.py: refusing to write a smoke run's end-to-end results into docs/ (pass --e2e)")
+    large = None
+    if os.path.exists(args.large):
+        with open(args.large) as f:
+            large = json.load(f)
+        if large["smoke"] and docs == os.path.join(REPO, "docs"):
+            sys.exit("report.py: refusing to write a smoke run's large-transaction results into docs/ (pass --large)")
     md = os.path.join(docs, "benchmarks.md")
     with open(md, "w") as f:
-        f.write(markdown(data, plots, e2e, plt, docs))
+        f.write(markdown(data, plots, e2e, plt, docs, large))
     print("Wrote " + md + "".join(", " + os.path.join(docs, f"bench-{k}.png") for k, v in plots.items() if v))
 
 

@@ -85,6 +85,8 @@ pub(crate) struct Db {
     restored_unflushed: AtomicBool,
     /// What recovery did since the store opened (`stats.rs`).
     pub(crate) recovery: RecoveryCounters,
+    /// The user's RocksDB options for this store, for the SST files it builds ([`Db::file_options`]).
+    tuning: Tuning,
 }
 
 fn options() -> Options {
@@ -182,6 +184,7 @@ impl Db {
             sync_commit,
             restored_unflushed: AtomicBool::new(false),
             recovery: RecoveryCounters::default(),
+            tuning: tuning.clone(),
         })
     }
 
@@ -195,6 +198,15 @@ impl Db {
 
     pub(crate) fn txn(&self) -> &ColumnFamily {
         self.rocks.cf_handle(TXN_CF).expect("txn column family is created at open")
+    }
+
+    /// The options of SST files built for ingestion into `data` (`secondary/ingest.rs`): the
+    /// family's table format (blocks, filters), uncompressed as the young data of L0 (compaction
+    /// compresses it where it settles lower).
+    pub(crate) fn file_options(&self) -> Options {
+        let mut options = self.tuning.apply(&self.path, options());
+        options.set_compression_type(DBCompressionType::None);
+        options
     }
 
     /// A storage error naming this store's directory.
@@ -234,6 +246,12 @@ impl Db {
     /// written before is then durable (see `manual_wal_flush` in [`options`]).
     pub(crate) fn flush_wal(&self) -> Result<()> {
         self.rocks.flush_wal(self.sync_commit).map_err(|e| self.rocks_err(e))
+    }
+
+    /// Flushes every family's memtables in one atomic flush: everything written so far is then in
+    /// synced SST files, whatever the WAL keeps (`secondary/ingest.rs`).
+    pub(crate) fn flush_all(&self) -> Result<()> {
+        self.rocks.flush_cfs_opt(&[self.data(), self.offsets(), self.txn()], &FlushOptions::default()).map_err(|e| self.rocks_err(e))
     }
 
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).

@@ -5,6 +5,8 @@
 //! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
 //! still cross several of them (and the batches of a value format upgrade at open), and the
 //! secondary-store spill size of the stores opened after it is set, so their transactions spill.
+//! `TXN_ROCKSDB_INGEST_BYTES=<n>` makes the secondary-store stores opened after it commit
+//! transactions that spilled at least `n` bytes by ingestion.
 //!
 //! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
 //! commits; a test binary using it must not run other tests concurrently).
@@ -21,6 +23,11 @@ pub const POINTS: &[&str] = &[
     // record), after the last one (records, offsets, the record deleted), after the truncation of
     // the temporary store's generation
     "commit:mid-copy",
+    // secondary-store, a commit by ingestion: its files are built (nothing decided yet); its
+    // commit record is written and the WAL fsynced (decided); the files are ingested
+    "commit:after-files",
+    "commit:before-ingest",
+    "commit:after-ingest",
     "commit:after-copy",
     "commit:after-truncate",
     "recover:mid-copy",
@@ -97,6 +104,10 @@ mod imp {
     pub fn copy_batch_bytes(default: usize) -> usize {
         std::env::var("TXN_ROCKSDB_COPY_BATCH_BYTES").ok().and_then(|bytes| bytes.parse().ok()).unwrap_or(default)
     }
+
+    pub fn ingest_bytes(default: u64) -> u64 {
+        std::env::var("TXN_ROCKSDB_INGEST_BYTES").ok().and_then(|bytes| bytes.parse().ok()).unwrap_or(default)
+    }
 }
 
 #[cfg(not(feature = "fault-injection"))]
@@ -110,8 +121,13 @@ mod imp {
     pub fn copy_batch_bytes(default: usize) -> usize {
         default
     }
+
+    #[inline(always)]
+    pub fn ingest_bytes(default: u64) -> u64 {
+        default
+    }
 }
 
 #[cfg(feature = "fault-injection")]
 pub use imp::arm_error;
-pub(crate) use imp::{copy_batch_bytes, point};
+pub(crate) use imp::{copy_batch_bytes, ingest_bytes, point};

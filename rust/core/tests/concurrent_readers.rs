@@ -1,6 +1,7 @@
 //! Readers on other threads (Kafka's interactive queries) while the stream thread commits: a
-//! secondary-store commit copies in several batches, yet a READ_COMMITTED scan never sees half of
-//! it (both strategies), and a secondary-store scan of the uncommitted view is a snapshot.
+//! secondary-store commit copies in several batches (or ingests files, then writes the offsets),
+//! yet a READ_COMMITTED scan never sees half of it (both strategies), and a secondary-store scan of
+//! the uncommitted view is a snapshot.
 //!
 //! One test per binary: it shrinks the copy batches through the environment.
 
@@ -32,7 +33,11 @@ fn uniform(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<Option<u64>, String> {
 fn readers_never_see_half_a_commit() {
     // many copy batches per commit (2,000 records of ~20 bytes)
     std::env::set_var("TXN_ROCKSDB_COPY_BATCH_BYTES", "256");
-    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+    // secondary-store twice: commits by copy, then by ingestion (`secondary/ingest.rs`)
+    for (strategy, ingest) in [(Strategy::IndexedBatch, false), (Strategy::SecondaryStore, false), (Strategy::SecondaryStore, true)] {
+        if ingest {
+            std::env::set_var("TXN_ROCKSDB_INGEST_BYTES", "1");
+        }
         let dir = tempfile::tempdir().unwrap();
         let db = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
         let stop = Arc::new(AtomicBool::new(false));

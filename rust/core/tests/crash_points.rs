@@ -103,19 +103,41 @@ struct ChildRun {
     opened: bool,
 }
 
+/// How a secondary-store transaction that spilled commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    /// Copied through the memtable (`secondary/roll_forward.rs`).
+    Copy,
+    /// Ingested as SST files (`secondary/ingest.rs`), forced for any size.
+    Ingest,
+}
+
 fn run_child(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str) -> ChildRun {
+    run_child_committing(dir, kind, strategy, program, fault, Commit::Copy)
+}
+
+fn run_child_committing(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, commit: Commit) -> ChildRun {
     // small copy batches (and secondary-store spills), so that even small transactions spill to
     // the temporary store and are copied in several batches
-    run_child_with_copy_batch(dir, kind, strategy, program, fault, 512)
+    run_child_with(dir, kind, strategy, program, fault, 512, commit)
 }
 
 fn run_child_with_copy_batch(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize) -> ChildRun {
+    run_child_with(dir, kind, strategy, program, fault, copy_batch, Commit::Copy)
+}
+
+fn run_child_with(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize, commit: Commit) -> ChildRun {
     let spec = format!("{}|{}|{}|{}", dir.display(), kind.name(), strategy.name(), program.encode());
+    let ingest_bytes = match commit {
+        Commit::Copy => u64::MAX,
+        Commit::Ingest => 1,
+    };
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child", "--nocapture", "--test-threads=1"])
         .env("CRASH_CHILD", spec)
         .env("TXN_ROCKSDB_FAULT", fault)
         .env("TXN_ROCKSDB_COPY_BATCH_BYTES", copy_batch.to_string())
+        .env("TXN_ROCKSDB_INGEST_BYTES", ingest_bytes.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -137,8 +159,20 @@ fn run_child_with_copy_batch(dir: &Path, kind: Kind, strategy: Strategy, program
 /// Whether a crash at `point` happens after the commit has become durable (it then survives, by
 /// the one atomic write or by rolling forward).
 fn commit_survives(point: &str) -> bool {
-    matches!(point, "commit:after-write" | "commit:mid-copy" | "commit:after-copy" | "commit:after-truncate")
+    matches!(
+        point,
+        "commit:after-write"
+            | "commit:mid-copy"
+            | "commit:before-ingest"
+            | "commit:after-ingest"
+            | "commit:after-copy"
+            | "commit:after-truncate"
+    )
 }
+
+/// The crash points of a secondary-store commit by ingestion, in order.
+const INGEST_POINTS: &[&str] =
+    &["commit:begin", "commit:after-files", "commit:before-ingest", "commit:after-ingest", "commit:after-copy", "commit:after-truncate"];
 
 fn commit_points(strategy: Strategy) -> &'static [&'static str] {
     match strategy {
@@ -222,6 +256,58 @@ fn secondary_store_commits_that_never_spilled_are_all_or_nothing() {
         }
     }
     assert_eq!(cases, 3 * 2 * 2);
+}
+
+/// Secondary-store commits by ingestion (forced for every transaction that spilled): a kill at
+/// each of their steps, in the first and in the second commit, leaves exactly the committed or
+/// rolled-forward state and no leftover files; after a kill in the second commit, copies with the
+/// WAL damaged open at a commit boundary.
+#[test]
+fn commits_by_ingestion_are_all_or_nothing_at_every_step() {
+    let strategy = Strategy::SecondaryStore;
+    let mut cases = 0;
+    for kind in Kind::ALL {
+        let states = reference(kind, strategy, SEED, COMMITS);
+        for point in INGEST_POINTS {
+            for hit in 1..=2u64 {
+                let dir = tempfile::tempdir().unwrap();
+                let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
+                let run = run_child_committing(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), Commit::Ingest);
+                let what = format!("{kind:?} (ingestion) crash at {point}@{hit}");
+                assert!(run.killed, "{what}: the crash point was never reached");
+                let started = run.last_commit_started.expect("a commit started");
+                assert_eq!(started, hit - 1, "{what}: crashed in the wrong commit");
+                let landed = started as usize + usize::from(commit_survives(point));
+                if hit == 2 {
+                    for damage in WAL_DAMAGES {
+                        open_damaged_copy(dir.path(), kind, strategy, damage, &states, landed, &format!("{what}, WAL {damage:?}"));
+                    }
+                }
+                assert_state(dir.path(), kind, strategy, &states[landed], &what);
+                assert!(!dir.path().join("ingest").exists(), "{what}: the files of the interrupted ingestion are left behind");
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 3 * INGEST_POINTS.len() * 2);
+}
+
+/// A kill after the files of the second commit were ingested, then a second kill while the
+/// reopened store copies that commit again (recovery copies, whatever the commit did).
+#[test]
+fn a_crash_after_an_ingestion_then_during_its_roll_forward_still_rolls_forward() {
+    let strategy = Strategy::SecondaryStore;
+    for kind in Kind::ALL {
+        let states = reference(kind, strategy, SEED, COMMITS);
+        let dir = tempfile::tempdir().unwrap();
+        let what = format!("{kind:?} crash after the ingestion of commit 2, then during recovery");
+        let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
+        let run = run_child_committing(dir.path(), kind, strategy, program, "commit:after-ingest@2", Commit::Ingest);
+        assert!(run.killed && run.last_commit_started == Some(1), "{what}: first crash");
+        let run = run_child(dir.path(), kind, strategy, Program::Open, "recover:mid-copy");
+        assert!(run.killed && !run.opened, "{what}: the recovery crash point was never reached");
+        assert_state(dir.path(), kind, strategy, &states[2], &what);
+    }
 }
 
 #[test]
@@ -353,12 +439,14 @@ fn reference_run(kind: Kind, strategy: Strategy, program: Program) -> Dump {
 fn random_writes_commits_and_crashes_match_a_store_that_never_crashed() {
     let seed0: u64 = std::env::var("CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(2026);
     let cycles: u64 = std::env::var("CRASH_CYCLES").ok().and_then(|s| s.parse().ok()).unwrap_or(12);
-    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+    // secondary-store twice: commits by copy, and by ingestion (forced for every size)
+    for (strategy, commit) in [(Strategy::IndexedBatch, Commit::Copy), (Strategy::SecondaryStore, Commit::Copy), (Strategy::SecondaryStore, Commit::Ingest)] {
         for kind in Kind::ALL {
-            let mut rng = Rng((seed0 ^ ((kind as u64 + 1) * 77) ^ ((strategy as u64 + 1) * 1_000_003)) | 1);
+            let variant = if commit == Commit::Ingest { 0x1_0000_0000 } else { 0 };
+            let mut rng = Rng((seed0 ^ ((kind as u64 + 1) * 77) ^ ((strategy as u64 + 1) * 1_000_003) ^ variant) | 1);
             let dir = tempfile::tempdir().unwrap();
             let mirror_dir = tempfile::tempdir().unwrap();
-            let points = commit_points(strategy);
+            let points = if commit == Commit::Ingest { INGEST_POINTS } else { commit_points(strategy) };
             let mut first = 0u64;
             for cycle in 0..cycles {
                 let commits = 1 + rng.below(4);
@@ -366,8 +454,8 @@ fn random_writes_commits_and_crashes_match_a_store_that_never_crashed() {
                 let point = points[rng.below(points.len() as u64) as usize];
                 let hit = 1 + rng.below(commits + 1);
                 let program = Program::Commits { seed, first, commits };
-                let what = format!("{kind:?} {strategy:?} cycle {cycle}: {program:?}, crash at {point}@{hit}");
-                let run = run_child(dir.path(), kind, strategy, program, &format!("{point}@{hit}"));
+                let what = format!("{kind:?} {strategy:?} ({commit:?}) cycle {cycle}: {program:?}, crash at {point}@{hit}");
+                let run = run_child_committing(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), commit);
                 // which transactions must have landed
                 let landed = match (run.killed, run.last_commit_started) {
                     (false, _) => first + commits,
@@ -439,6 +527,28 @@ fn damage_newest_wal(dir: &Path, damage: WalDamage) {
     std::fs::write(&wal, bytes).unwrap();
 }
 
+/// Opens a copy of the store in `dir` with its newest WAL damaged and asserts that it holds exactly
+/// the state of the commit its offsets name, at most `landed`, and nothing uncommitted; returns
+/// that commit.
+fn open_damaged_copy(dir: &Path, kind: Kind, strategy: Strategy, damage: WalDamage, states: &[Dump], landed: usize, what: &str) -> usize {
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(dir, copy.path());
+    damage_newest_wal(copy.path(), damage);
+    let options = StoreOptions { strategy, corruption: CorruptionPolicy::OpenAtLastConsistentCommit, ..StoreOptions::default() };
+    let s = Subject::open_with(kind, copy.path(), options).unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+    let got = s.dump();
+    let commit = match got.1.as_slice() {
+        [] => 0,
+        [(_, offset)] => (*offset / 10) as usize,
+        more => panic!("{what}: offsets {more:?}"),
+    };
+    assert!(commit <= landed, "{what}: opened at commit {commit}, after the {landed} that landed");
+    assert!(got == states[commit], "{what}: opened at commit {commit} with content that is not that commit's");
+    let all = s.db().range(Range::all()).unwrap().collect_all().unwrap();
+    assert!(all == states[commit].0, "{what}: uncommitted writes are visible");
+    commit
+}
+
 /// A kill at every crash point of the second commit, then the WAL's tail damaged: whatever the
 /// store opens at, its content is exactly that of the commit its offsets name, and nothing
 /// uncommitted. (Before 2026-12 the secondary-store strategy failed this: a commit file outlived
@@ -458,21 +568,7 @@ fn a_crash_then_a_damaged_wal_opens_at_a_commit_boundary() {
                 let landed = run.last_commit_started.unwrap() as usize + usize::from(commit_survives(point));
                 for damage in WAL_DAMAGES {
                     let what = format!("{kind:?} {strategy:?} killed at {point}@2, WAL {damage:?}");
-                    let copy = tempfile::tempdir().unwrap();
-                    copy_dir(dir.path(), copy.path());
-                    damage_newest_wal(copy.path(), damage);
-                    let options = StoreOptions { strategy, corruption: CorruptionPolicy::OpenAtLastConsistentCommit, ..StoreOptions::default() };
-                    let s = Subject::open_with(kind, copy.path(), options).unwrap_or_else(|e| panic!("{what}: refused: {e}"));
-                    let got = s.dump();
-                    let commit = match got.1.as_slice() {
-                        [] => 0,
-                        [(_, offset)] => (*offset / 10) as usize,
-                        more => panic!("{what}: offsets {more:?}"),
-                    };
-                    assert!(commit <= landed, "{what}: opened at commit {commit}, after the {landed} that landed");
-                    assert!(got == states[commit], "{what}: opened at commit {commit} with content that is not that commit's");
-                    let all = s.db().range(Range::all()).unwrap().collect_all().unwrap();
-                    assert!(all == states[commit].0, "{what}: uncommitted writes are visible");
+                    let commit = open_damaged_copy(dir.path(), kind, strategy, damage, &states, landed, &what);
                     earlier += usize::from(commit < landed);
                     cases += 1;
                 }

@@ -8,8 +8,13 @@
 //! reopens the store and checks every entry. The parent asserts that the peak RSS grew by far less
 //! than the transaction, and by about the same for a transaction four times larger.
 //!
-//! To print the numbers for any size and strategy:
+//! Both ways a secondary-store commit can go are measured: the copy through the memtable and the
+//! ingestion of SST files (`secondary/ingest.rs`).
+//!
+//! To print the numbers for any size, strategy and (secondary-store) commit path (`copy`,
+//! `ingest`, or by default the size rule):
 //! `LARGE_TXN_MIB=1024 LARGE_TXN_STRATEGY=indexed-batch cargo test --release --workspace --test large_transaction -- --nocapture`
+//! `LARGE_TXN_MIB=1024 LARGE_TXN_COMMIT=copy cargo test --release --workspace --test large_transaction -- --nocapture`
 
 use std::process::Command;
 use std::time::Instant;
@@ -67,7 +72,7 @@ fn child() {
     db.commit(&[(tp.clone(), Some(n as i64))], None).unwrap();
     let committed = started.elapsed();
     report("committed");
-    println!("TIME write {:.1}s commit {:.1}s", written.as_secs_f64(), (committed - written).as_secs_f64());
+    println!("TIME write {:.3}s commit {:.3}s", written.as_secs_f64(), (committed - written).as_secs_f64());
     drop(db);
 
     let db = KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
@@ -95,9 +100,28 @@ struct Measured {
     lines: String,
 }
 
-fn measure(mib: u64, strategy: Strategy) -> Measured {
+/// How a secondary-store transaction that spilled commits (`TXN_ROCKSDB_INGEST_BYTES`, see
+/// `fault.rs`): by the size rule of `secondary/ingest.rs`, always copied through the memtable, or
+/// always ingested as SST files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    BySize,
+    Copy,
+    Ingest,
+}
+
+fn measure(mib: u64, strategy: Strategy, commit: Commit) -> Measured {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(std::env::current_exe().unwrap())
+    let mut child = Command::new(std::env::current_exe().unwrap());
+    let ingest_bytes = match commit {
+        Commit::BySize => None,
+        Commit::Copy => Some(u64::MAX),
+        Commit::Ingest => Some(1),
+    };
+    if let Some(bytes) = ingest_bytes {
+        child.env("TXN_ROCKSDB_INGEST_BYTES", bytes.to_string());
+    }
+    let out = child
         .args(["--exact", "child", "--nocapture", "--test-threads=1"])
         .env("LARGE_TXN_DIR", dir.path())
         .env("LARGE_TXN_MIB", mib.to_string())
@@ -116,7 +140,7 @@ fn measure(mib: u64, strategy: Strategy) -> Measured {
     let growth_mib = peak("committed") - peak("opened");
     let lines = stdout.lines().filter(|l| l.contains("RSS ") || l.contains("TIME ")).collect::<Vec<_>>().join("; ");
     println!(
-        "{} MiB transaction, {}: peak RSS {:.0} MiB after open, {:.0} MiB after writing, {:.0} MiB after commit \
+        "{} MiB transaction, {} ({commit:?}): peak RSS {:.0} MiB after open, {:.0} MiB after writing, {:.0} MiB after commit \
          (growth {growth_mib:.0} MiB; budget {} MiB) [{lines}]",
         mib,
         strategy.name(),
@@ -124,6 +148,19 @@ fn measure(mib: u64, strategy: Strategy) -> Measured {
         peak("written"),
         peak("committed"),
         (BUDGET_CACHE + BUDGET_WRITE_BUFFERS) >> 20
+    );
+    // one machine-readable line for bench/large_commit.sh
+    let time = |what: &str| -> f64 {
+        let tag = format!("{what} ");
+        let line = stdout.lines().find_map(|l| l.find("TIME ").map(|at| &l[at..])).unwrap_or_else(|| panic!("TIME: {stdout}"));
+        let at = line.find(&tag).unwrap_or_else(|| panic!("{tag}in {line}")) + tag.len();
+        line[at..].split('s').next().unwrap().parse().unwrap()
+    };
+    println!(
+        "RESULT {{\"mib\": {mib}, \"strategy\": \"{}\", \"commit\": \"{commit:?}\", \"write_s\": {}, \"commit_s\": {}, \"peak_rss_growth_mib\": {growth_mib:.1}}}",
+        strategy.name(),
+        time("write"),
+        time("commit")
     );
     Measured { growth_mib, lines }
 }
@@ -133,19 +170,30 @@ fn secondary_store_commits_a_transaction_far_larger_than_memory_with_flat_rss() 
     if let Ok(mib) = std::env::var("LARGE_TXN_MIB") {
         // manual measurement (see the module docs)
         let strategy = Strategy::parse(&std::env::var("LARGE_TXN_STRATEGY").unwrap_or("secondary-store".into())).unwrap();
-        measure(mib.parse().unwrap(), strategy);
+        let commit = match std::env::var("LARGE_TXN_COMMIT").as_deref() {
+            Ok("copy") => Commit::Copy,
+            Ok("ingest") => Commit::Ingest,
+            _ => Commit::BySize,
+        };
+        measure(mib.parse().unwrap(), strategy, commit);
         return;
     }
-    let small = measure(64, Strategy::SecondaryStore);
-    let large = measure(256, Strategy::SecondaryStore);
+    for commit in [Commit::Copy, Commit::Ingest] {
+        flat_rss(commit);
+    }
+}
+
+fn flat_rss(commit: Commit) {
+    let small = measure(64, Strategy::SecondaryStore, commit);
+    let large = measure(256, Strategy::SecondaryStore, commit);
     // 256 MiB is ten times the 24 MiB budget; its peak RSS must not follow the transaction size.
     // (Measured: ~65-100 MiB for 64, 256 and 1024 MiB alike: memtables of the two column families
     // being filled and flushed, and allocator arenas. The indexed-batch strategy grows ~800 MiB
     // for 256 MiB: the indexed batch plus the commit's copy of it.)
-    assert!(large.growth_mib < 128.0, "256 MiB transaction grew the peak RSS by {:.0} MiB: {}", large.growth_mib, large.lines);
+    assert!(large.growth_mib < 128.0, "{commit:?}: 256 MiB transaction grew the peak RSS by {:.0} MiB: {}", large.growth_mib, large.lines);
     assert!(
         large.growth_mib < small.growth_mib + 64.0,
-        "peak RSS grows with the transaction: {:.0} MiB for 64 MiB, {:.0} MiB for 256 MiB",
+        "{commit:?}: peak RSS grows with the transaction: {:.0} MiB for 64 MiB, {:.0} MiB for 256 MiB",
         small.growth_mib,
         large.growth_mib
     );

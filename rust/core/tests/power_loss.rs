@@ -18,7 +18,8 @@
 //!
 //! The cuts also land at each step of a secondary-store commit, by crash point: before it, after
 //! each write of its copy (copies of 512 bytes, so every commit takes several), after the last
-//! one and after the truncation of the temporary store, with and without `sync_commit`.
+//! one and after the truncation of the temporary store, with and without `sync_commit`; and at each
+//! step of a commit by ingestion (`secondary/ingest.rs`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -122,6 +123,15 @@ fn shim() -> &'static Path {
     })
 }
 
+/// How a secondary-store transaction that spilled commits: copied through the memtable
+/// (`secondary/roll_forward.rs`), or ingested as SST files (`secondary/ingest.rs`, forced for
+/// every size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Commit {
+    Copy,
+    Ingest,
+}
+
 /// Where the power goes: once the parent has read this many acknowledgements, or when the child
 /// reaches a crash point (`TXN_ROCKSDB_FAULT`, copies of 512 bytes).
 #[derive(Debug, Clone)]
@@ -132,7 +142,7 @@ enum Cut {
 
 /// Runs the child until `cut` (the parent kills it with SIGKILL after the acknowledgements, or it
 /// kills itself at the crash point) and returns the last commit it acknowledged.
-fn run_and_cut_power(store_dir: &Path, durable: &Path, strategy: Strategy, sync_commit: bool, cut: &Cut) -> u64 {
+fn run_and_cut_power(store_dir: &Path, durable: &Path, strategy: Strategy, sync_commit: bool, cut: &Cut, commit: Commit) -> u64 {
     let (acks, fault) = match cut {
         Cut::AfterAcks(acks) => (*acks, "commit:begin@1000000".to_string()),
         Cut::At(point) => (u64::MAX, point.clone()),
@@ -146,6 +156,7 @@ fn run_and_cut_power(store_dir: &Path, durable: &Path, strategy: Strategy, sync_
         .env("TXN_POWERLOSS_SYNC", sync_commit.to_string())
         .env("TXN_ROCKSDB_FAULT", fault)
         .env("TXN_ROCKSDB_COPY_BATCH_BYTES", "512")
+        .env("TXN_ROCKSDB_INGEST_BYTES", if commit == Commit::Ingest { "1" } else { "18446744073709551615" })
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -206,6 +217,10 @@ struct Outcome {
 /// One run: commits, a power cut at `cut`, the store opened on the durable image; it always opens
 /// (it has a changelog to heal from), and holds exactly its committed offset's state.
 fn power_cut(strategy: Strategy, sync_commit: bool, cut: Cut) -> Outcome {
+    power_cut_committing(strategy, sync_commit, cut, Commit::Copy)
+}
+
+fn power_cut_committing(strategy: Strategy, sync_commit: bool, cut: Cut, commit: Commit) -> Outcome {
     let root = tempfile::tempdir().unwrap();
     let store_dir = root.path().join(STORE_NAME);
     fs::create_dir_all(&store_dir).unwrap();
@@ -213,7 +228,7 @@ fn power_cut(strategy: Strategy, sync_commit: bool, cut: Cut) -> Outcome {
     let durable = root.path().join("durable");
     fs::create_dir_all(durable.join("data")).unwrap();
     fs::create_dir_all(durable.join("dirs")).unwrap();
-    let acknowledged = run_and_cut_power(&store_dir, &durable, strategy, sync_commit, &cut);
+    let acknowledged = run_and_cut_power(&store_dir, &durable, strategy, sync_commit, &cut, commit);
 
     let image = root.path().join("image").join(STORE_NAME);
     durable_image(&durable, "", &image);
@@ -221,7 +236,7 @@ fn power_cut(strategy: Strategy, sync_commit: bool, cut: Cut) -> Outcome {
         .unwrap()
         .filter(|entry| entry.as_ref().unwrap().path().extension().is_some_and(|ext| ext == "sst"))
         .count();
-    let what = format!("{} (sync {sync_commit}, cut {cut:?})", strategy.name());
+    let what = format!("{} (sync {sync_commit}, cut {cut:?}, {commit:?})", strategy.name());
     let store = open(&image, strategy, sync_commit).unwrap_or_else(|e| panic!("{what}: refused to open: {e}"));
     let wiped = store.stats()[Stat::Wipes as usize] == 1;
     let offsets = store.committed_offsets().unwrap();
@@ -306,5 +321,34 @@ fn secondary_store_power_cuts_at_every_step_of_a_commit_open_at_a_commit() {
                 assert!(outcome.recovered >= outcome.acknowledged, "{point}: lost acknowledged commit {}", outcome.acknowledged);
             }
         }
+    }
+}
+
+/// The same for commits by ingestion (forced for every commit): the power goes at each of their
+/// steps (files built, the record written and every family flushed, files ingested, the last
+/// write, the truncation) and after acknowledgements; with `sync_commit` every acknowledged commit
+/// is there, and always the store opens at a commit's exact state, never refusing.
+#[test]
+fn secondary_store_power_cuts_at_every_step_of_a_commit_by_ingestion_open_at_a_commit() {
+    let points = [
+        "commit:after-files@30",
+        "commit:before-ingest@30",
+        "commit:after-ingest@30",
+        "commit:after-copy@30",
+        "commit:after-truncate@30",
+    ];
+    for sync_commit in [true, false] {
+        for point in points {
+            let outcome = power_cut_committing(Strategy::SecondaryStore, sync_commit, Cut::At(point.into()), Commit::Ingest);
+            if sync_commit {
+                assert!(!outcome.wiped, "{point}: wiped with sync_commit");
+                assert!(outcome.recovered >= outcome.acknowledged, "{point}: lost acknowledged commit {}", outcome.acknowledged);
+            }
+        }
+    }
+    for acks in [3, 40] {
+        let outcome = power_cut_committing(Strategy::SecondaryStore, true, Cut::AfterAcks(acks), Commit::Ingest);
+        assert!(!outcome.wiped, "ingestion, {acks} acknowledgements: wiped with sync_commit");
+        assert!(outcome.recovered >= outcome.acknowledged, "ingestion: lost acknowledged commit {}", outcome.acknowledged);
     }
 }

@@ -26,6 +26,7 @@
 //! ([`CommittedView`]).
 
 mod commit_file;
+mod ingest;
 mod keys;
 mod merge;
 mod roll_forward;
@@ -81,6 +82,9 @@ pub(crate) struct TempStore {
     swaps: AtomicU64,
     /// Bytes of writes the map holds before it spills (`StoreOptions::spill_bytes`).
     spill_bytes: u64,
+    /// A transaction that spilled this many bytes commits by ingestion (`ingest.rs`), a smaller
+    /// one by a copy (`roll_forward.rs`).
+    ingest_bytes: u64,
     /// The current transaction's generation, readable without waiting for a commit in progress.
     generation: AtomicU64,
     /// The current generation has writes in the temporary store (set before the first spill
@@ -102,6 +106,7 @@ impl TempStore {
             unspilled: Mutex::default(),
             swaps: AtomicU64::new(0),
             spill_bytes: fault::copy_batch_bytes(spill_bytes) as u64,
+            ingest_bytes: fault::ingest_bytes(ingest::INGEST_BYTES),
             generation: AtomicU64::new(1),
             spilled: AtomicBool::new(false),
             interrupted: AtomicBool::new(false),
@@ -280,7 +285,12 @@ impl Staging for TempStore {
         self.db.flush_restored()?;
         // The copy (`roll_forward.rs`): one atomic write when it fits, else bounded writes behind
         // the commit record, with committed-view readers on a snapshot frozen before the first.
-        let copied = roll_forward(&self.db, &record, Phase::Commit, || self.committed.freeze(&self.db));
+        let freeze = || self.committed.freeze(&self.db);
+        let copied = if current.spilled_bytes >= self.ingest_bytes {
+            ingest::ingest(&self.db, &record, freeze)
+        } else {
+            roll_forward(&self.db, &record, Phase::Commit, freeze)
+        };
         if let Err(e) = copied {
             // Whether the copy began is in the store (the commit record): `rollback` or a reopen
             // finishes it or drops the transaction accordingly. Without a record the copy landed

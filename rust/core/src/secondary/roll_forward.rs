@@ -41,7 +41,7 @@ pub(crate) enum Phase {
 }
 
 impl Phase {
-    fn point(self, step: &str) -> String {
+    pub(super) fn point(self, step: &str) -> String {
         match self {
             Phase::Commit => format!("commit:{step}"),
             Phase::Recovery => format!("recover:{step}"),
@@ -103,24 +103,38 @@ pub(crate) fn roll_forward(
     temporary.status().map_err(|e| db.rocks_err(e))?;
     drop(temporary);
     copied_bytes += batch_bytes as u64;
-    // The last records, the range deletes and the offsets: the offsets land after every record.
+    finish(db, record, phase, batch, copied_bytes, record_stored)?;
+    Ok(copied_bytes)
+}
+
+/// The last write of a commit whose records are in `data` or in `batch` (the last ones): the range
+/// deletes and the offsets land after every record, and the commit record, if `record_stored`, is
+/// deleted with them; then the generation is truncated.
+pub(super) fn finish(
+    db: &Db,
+    record: &CommitRecord,
+    phase: Phase,
+    mut batch: WriteBatch,
+    records_bytes: u64,
+    record_stored: bool,
+) -> Result<()> {
     for (from, to) in &record.range_deletes {
-        batch.delete_range_cf(data, from, to);
+        batch.delete_range_cf(db.data(), from, to);
     }
     offsets::append_writes(&mut batch, db, &record.offset_writes);
     if record_stored {
         batch.delete_cf(db.offsets(), COMMIT_RECORD_KEY);
     }
-    db.write_commit(&batch, copied_bytes == 0 && record.range_deletes.is_empty())?;
+    db.write_commit(&batch, records_bytes == 0 && record.range_deletes.is_empty())?;
     fault::point(&phase.point("after-copy"))?;
-    truncate_generation(db, record.generation, copied_bytes)?;
+    truncate_generation(db, record.generation, records_bytes)?;
     if phase == Phase::Commit {
         fault::point("commit:after-truncate")?;
     }
     if phase == Phase::Recovery {
         db.recovery.rolled_forward.fetch_add(1, Ordering::Relaxed);
     }
-    Ok(copied_bytes)
+    Ok(())
 }
 
 /// The commit record of a copy in progress, if the store holds one.
@@ -175,5 +189,6 @@ pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
         log::info!("store {}: rolled forward a commit interrupted by a crash ({bytes} bytes of records)", db.path.display());
     }
     commit_file::remove(&db.path)?;
+    super::ingest::remove_leftovers(db)?;
     truncate_all(db)
 }

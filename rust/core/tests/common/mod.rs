@@ -165,11 +165,18 @@ pub fn reference(kind: Kind, strategy: Strategy, seed: u64, commits: u64) -> Vec
 pub type Dump = (Vec<(Vec<u8>, Vec<u8>)>, Vec<(TopicPartition, i64)>, Option<Vec<u8>>);
 
 
-/// Copies the files of a store directory (RocksDB keeps no subdirectories) into `to`.
+/// Copies a store directory into `to`, with its subdirectories (RocksDB keeps none, a secondary-store
+/// commit by ingestion builds its files in `ingest/`).
 pub fn copy_dir(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
     }
 }
 
