@@ -205,7 +205,9 @@ impl Db {
     /// compresses it where it settles lower).
     pub(crate) fn file_options(&self) -> Options {
         let mut options = self.tuning.apply(&self.path, options());
-        options.set_compression_type(DBCompressionType::None);
+        // RocksDB's SstFileWriter compresses like the bottommost level (else the last of the
+        // per-level types, else the family's type): LZ4 here, without this.
+        options.set_bottommost_compression_type(DBCompressionType::None);
         options
     }
 
