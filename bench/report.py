@@ -357,7 +357,7 @@ def plot_columns(plt, data, path):
     return True
 
 
-def markdown(data, plots, e2e=None, plt=None, docs=None, large=None):
+def markdown(data, plots, e2e=None, plt=None, docs=None, large_commit=None):
     s = data["settings"]
     m = data["machine"]
     ref = data["reference"]
@@ -384,7 +384,7 @@ def markdown(data, plots, e2e=None, plt=None, docs=None, large=None):
                "measurement iterations in parentheses.\n")
     if plots.get("ratios"):
         out.append("![ours / kafka-txn per operation](bench-ratios.png)\n")
-    out.append("## Goals (issues 10 and 22)\n")
+    out.append("## Goals (issues 10, 20 and 22)\n")
     large = large_keys(data)
     if large is not None:
         out.append(f"Point reads are measured at two state sizes, {data['settings']['sizes']['keys']:,} and {large:,} "
@@ -425,8 +425,8 @@ def markdown(data, plots, e2e=None, plt=None, docs=None, large=None):
                "values unless stated; raw JMH JSON per round and suite beside `bench/results/latest.json`.\n")
     if e2e is not None:
         out.append(report_e2e.section(e2e, plt, docs))
-    if large is not None:
-        out.append(report_large.section(large))
+    if large_commit is not None:
+        out.append(report_large.section(large_commit))
     return "\n".join(out)
 
 
@@ -475,15 +475,15 @@ def main():
             e2e = json.load(f)
         if e2e["smoke"] and docs == os.path.join(REPO, "docs"):
             sys.exit("report.py: refusing to write a smoke run's end-to-end results into docs/ (pass --e2e)")
-    large = None
+    large_commit = None
     if os.path.exists(args.large):
         with open(args.large) as f:
-            large = json.load(f)
-        if large["smoke"] and docs == os.path.join(REPO, "docs"):
+            large_commit = json.load(f)
+        if large_commit["smoke"] and docs == os.path.join(REPO, "docs"):
             sys.exit("report.py: refusing to write a smoke run's large-transaction results into docs/ (pass --large)")
     md = os.path.join(docs, "benchmarks.md")
     with open(md, "w") as f:
-        f.write(markdown(data, plots, e2e, plt, docs, large))
+        f.write(markdown(data, plots, e2e, plt, docs, large_commit))
     print("Wrote " + md + "".join(", " + os.path.join(docs, f"bench-{k}.png") for k, v in plots.items() if v))
 
 

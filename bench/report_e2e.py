@@ -560,6 +560,13 @@ def goal_lines(data):
                 lines.append(f"Peak RSS with {data['memory']['settings']['stores']} stores, `{c}`: "
                              f"{base.fmt(x['vmHwmMiB'][0])} MiB vs `{ref}` {base.fmt(refst[0])} MiB "
                              f"(`{ref}` / `{c}`: {base.ratio_text(ratio(refst[0], x['vmHwmMiB'][0], True))}).")
+        default, secondary = cells.get("txn"), cells.get("txn-secondary")
+        if default and secondary and default["seconds"] and secondary["seconds"] and default["vmHwmMiB"] and secondary["vmHwmMiB"]:
+            t = secondary["seconds"][0] / default["seconds"][0]
+            m = secondary["vmHwmMiB"][0] / default["vmHwmMiB"][0]
+            lines.append(f"{data['memory']['settings']['stores']} stores, `txn-secondary` / `txn` (issue 20; goal: within "
+                         f"1.2x of the default strategy): time {t:.2f}x, peak RSS {m:.2f}x, "
+                         + ("met" if t <= 1.2 and m <= 1.2 else "**not met**") + ".")
     return lines
 
 
