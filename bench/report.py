@@ -430,6 +430,17 @@ def markdown(data, plots, e2e=None, plt=None, docs=None, large_commit=None):
     return "\n".join(out)
 
 
+def optional_results(path, what, option, docs):
+    """The results in `path` (None if there is no such file); a smoke run's never go into docs/."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        results = json.load(f)
+    if results["smoke"] and docs == os.path.join(REPO, "docs"):
+        sys.exit(f"report.py: refusing to write a smoke run's {what} results into docs/ (pass {option})")
+    return results
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default=os.path.join(REPO, "bench", "results", "latest.json"))
@@ -469,18 +480,8 @@ def main():
     if plt is not None:
         plots["ratios"] = plot_ratios(plt, data, os.path.join(docs, "bench-ratios.png"))
         plots["columns"] = plot_columns(plt, data, os.path.join(docs, "bench-columns.png"))
-    e2e = None
-    if os.path.exists(args.e2e):
-        with open(args.e2e) as f:
-            e2e = json.load(f)
-        if e2e["smoke"] and docs == os.path.join(REPO, "docs"):
-            sys.exit("report.py: refusing to write a smoke run's end-to-end results into docs/ (pass --e2e)")
-    large_commit = None
-    if os.path.exists(args.large):
-        with open(args.large) as f:
-            large_commit = json.load(f)
-        if large_commit["smoke"] and docs == os.path.join(REPO, "docs"):
-            sys.exit("report.py: refusing to write a smoke run's large-transaction results into docs/ (pass --large)")
+    e2e = optional_results(args.e2e, "end-to-end", "--e2e", docs)
+    large_commit = optional_results(args.large, "large-transaction", "--large", docs)
     md = os.path.join(docs, "benchmarks.md")
     with open(md, "w") as f:
         f.write(markdown(data, plots, e2e, plt, docs, large_commit))

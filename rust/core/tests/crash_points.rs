@@ -122,10 +122,6 @@ fn run_child_committing(dir: &Path, kind: Kind, strategy: Strategy, program: Pro
     run_child_with(dir, kind, strategy, program, fault, 512, commit)
 }
 
-fn run_child_with_copy_batch(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize) -> ChildRun {
-    run_child_with(dir, kind, strategy, program, fault, copy_batch, Commit::Copy)
-}
-
 fn run_child_with(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize, commit: Commit) -> ChildRun {
     let spec = format!("{}|{}|{}|{}", dir.display(), kind.name(), strategy.name(), program.encode());
     let ingest_bytes = match commit {
@@ -232,6 +228,19 @@ fn every_crash_point_leaves_exactly_the_committed_or_rolled_forward_state() {
     assert_eq!(cases, 2 * 3 * (2 + 4));
 }
 
+/// Runs [`SEED`]'s program of [`COMMITS`] commits in a fresh directory until a kill at the
+/// `hit`-th pass of `point`, which must fall in commit `hit - 1`; returns the directory and the
+/// number of commits that must have landed.
+fn crash_in_commit(kind: Kind, strategy: Strategy, point: &str, hit: u64, copy_batch: usize, commit: Commit, what: &str) -> (tempfile::TempDir, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
+    let run = run_child_with(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), copy_batch, commit);
+    assert!(run.killed, "{what}: the crash point was never reached");
+    let started = run.last_commit_started.expect("a commit started");
+    assert_eq!(started, hit - 1, "{what}: crashed in the wrong commit");
+    (dir, started as usize + usize::from(commit_survives(point)))
+}
+
 /// Secondary-store transactions that never spilled to the temporary store commit in one atomic
 /// write, as under indexed-batch: a crash before it loses the transaction, one after it keeps it.
 #[test]
@@ -242,14 +251,8 @@ fn secondary_store_commits_that_never_spilled_are_all_or_nothing() {
         let states = reference(kind, strategy, SEED, COMMITS);
         for point in ["commit:begin", "commit:after-write"] {
             for hit in 1..=2u64 {
-                let dir = tempfile::tempdir().unwrap();
-                let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
-                let run = run_child_with_copy_batch(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), 64 << 20);
                 let what = format!("{kind:?} {strategy:?} (in memory) crash at {point}@{hit}");
-                assert!(run.killed, "{what}: the crash point was never reached");
-                let started = run.last_commit_started.expect("a commit started");
-                assert_eq!(started, hit - 1, "{what}: crashed in the wrong commit");
-                let landed = started as usize + usize::from(commit_survives(point));
+                let (dir, landed) = crash_in_commit(kind, strategy, point, hit, 64 << 20, Commit::Copy, &what);
                 assert_state(dir.path(), kind, strategy, &states[landed], &what);
                 cases += 1;
             }
@@ -270,14 +273,8 @@ fn commits_by_ingestion_are_all_or_nothing_at_every_step() {
         let states = reference(kind, strategy, SEED, COMMITS);
         for point in INGEST_POINTS {
             for hit in 1..=2u64 {
-                let dir = tempfile::tempdir().unwrap();
-                let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
-                let run = run_child_committing(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), Commit::Ingest);
                 let what = format!("{kind:?} (ingestion) crash at {point}@{hit}");
-                assert!(run.killed, "{what}: the crash point was never reached");
-                let started = run.last_commit_started.expect("a commit started");
-                assert_eq!(started, hit - 1, "{what}: crashed in the wrong commit");
-                let landed = started as usize + usize::from(commit_survives(point));
+                let (dir, landed) = crash_in_commit(kind, strategy, point, hit, 512, Commit::Ingest, &what);
                 if hit == 2 {
                     for damage in WAL_DAMAGES {
                         open_damaged_copy(dir.path(), kind, strategy, damage, &states, landed, &format!("{what}, WAL {damage:?}"));
