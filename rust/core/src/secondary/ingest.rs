@@ -21,7 +21,8 @@
 //! Recovery needs nothing new: the record is present exactly from step 2 until step 4 landed, and
 //! then the whole generation is still in the temporary store, so recovery copies it again
 //! (`roll_forward`, idempotent: an ingestion that landed is overwritten with the same values).
-//! Leftover files of an interrupted step 1 or 3 are deleted at open ([`remove_leftovers`]).
+//! Leftover files of an interrupted step 1 or 3 are deleted at open ([`remove_leftovers`], called
+//! by `secondary::recover_at_open` before the roll-forward).
 //!
 //! Why: the copy writes every record through the WAL and the memtable (and then a flush writes
 //! it again), in 4 MiB writes; the ingestion writes it once, straight into SST files, and keeps

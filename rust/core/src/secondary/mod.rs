@@ -44,7 +44,13 @@ use rust_rocksdb::WriteBatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub(crate) use roll_forward::recover_at_open;
+/// Recovery at open, whatever the strategy: the files of an interrupted ingestion are deleted
+/// (`ingest.rs`), then a commit in progress rolls forward and the rest of the temporary store is
+/// thrown away (`roll_forward.rs`).
+pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
+    ingest::remove_leftovers(db)?;
+    roll_forward::recover_at_open(db)
+}
 
 /// The default of `StoreOptions::spill_bytes`: a transaction keeps this many bytes of writes in
 /// memory before they spill to the temporary store.

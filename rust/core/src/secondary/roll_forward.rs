@@ -189,6 +189,5 @@ pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
         log::info!("store {}: rolled forward a commit interrupted by a crash ({bytes} bytes of records)", db.path.display());
     }
     commit_file::remove(&db.path)?;
-    super::ingest::remove_leftovers(db)?;
     truncate_all(db)
 }
