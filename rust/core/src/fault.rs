@@ -24,7 +24,8 @@ pub const POINTS: &[&str] = &[
     // the temporary store's generation
     "commit:mid-copy",
     // secondary-store, a commit by ingestion: its files are built (nothing decided yet); its
-    // commit record is written and the WAL fsynced (decided); the files are ingested
+    // commit record is written and every family flushed in one atomic flush (decided); the files
+    // are ingested
     "commit:after-files",
     "commit:before-ingest",
     "commit:after-ingest",

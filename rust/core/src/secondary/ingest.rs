@@ -28,12 +28,12 @@
 //! it again), in 4 MiB writes; the ingestion writes it once, straight into SST files, and keeps
 //! the memtable, the write-buffer budget and the WAL out of it.
 
-use super::keys::{decode_value, generation_bounds, store_key};
-use super::roll_forward::{finish, Phase};
-use crate::db::{Db, TXN_CF};
+use super::keys::{decode_value, store_key};
+use super::roll_forward::{finish, generation_iterator, Phase};
+use crate::db::Db;
 use crate::error::Result;
 use crate::fault;
-use rust_rocksdb::{IngestExternalFileOptions, ReadOptions, SstFileWriter, WriteBatch};
+use rust_rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use txn_rocksdb_format::commit_record::CommitRecord;
@@ -41,10 +41,11 @@ use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
 
 /// A spilled transaction of at least this many bytes of keys and values commits by ingestion;
 /// a smaller one is copied (`roll_forward`). The default spill size: every transaction that
-/// spilled under it ingests. Measured with `bench/large_commit.sh --mib 20` (1 KiB values,
-/// 2026-12-02): ingestion commits 20 MiB in 0.15 s where the copy takes 0.29-0.40 s, 256 MiB in
-/// 1.9 s against 7.6 s. Below it (a spill size set lower) transactions may be small, and a commit
-/// by ingestion flushes every family: the copy is cheaper there.
+/// spilled under it ingests. Measured with `LARGE_TXN_MIB=20 LARGE_TXN_COMMIT=copy|ingest cargo
+/// test --release --workspace --test large_transaction` (1 KiB values, 2026-12-02): ingestion
+/// commits 20 MiB in 0.15 s where the copy takes 0.29-0.40 s, 256 MiB in 1.9 s against 7.6 s.
+/// Below it (a spill size set lower) transactions may be small, and a commit by ingestion
+/// flushes every family: the copy is cheaper there.
 pub(crate) const INGEST_BYTES: u64 = 16 << 20;
 /// Ingested files are cut at about this size (RocksDB's default target file size).
 const FILE_BYTES: u64 = 64 << 20;
@@ -82,14 +83,7 @@ pub(crate) fn ingest(db: &Arc<Db>, record: &CommitRecord, before_decision: impl 
 /// Writes the generation into SST files of about [`FILE_BYTES`] under `dir`, in key order;
 /// returns their paths (none for an empty generation) and the bytes of keys and values read.
 fn write_files(db: &Arc<Db>, generation: u64, dir: &Path) -> Result<(Vec<PathBuf>, u64)> {
-    let (lower, upper) = generation_bounds(generation);
-    let mut read_options = ReadOptions::default();
-    read_options.set_iterate_lower_bound(lower);
-    read_options.set_iterate_upper_bound(upper);
-    read_options.fill_cache(false);
-    read_options.set_readahead_size(2 << 20);
-    let mut temporary = Db::raw_iterator(db, TXN_CF, read_options);
-    temporary.seek_to_first();
+    let mut temporary = generation_iterator(db, generation, Some(2 << 20));
     let file_options = db.file_options();
     let mut files = Vec::new();
     let mut writer: Option<SstFileWriter<'_>> = None;

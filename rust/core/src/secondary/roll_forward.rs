@@ -17,7 +17,7 @@
 
 use super::commit_file;
 use super::keys::{decode_value, generation_bounds, store_key};
-use crate::db::{Db, TXN_CF};
+use crate::db::{Db, RawIterator, TXN_CF};
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets;
@@ -62,13 +62,7 @@ pub(crate) fn roll_forward(
 ) -> Result<u64> {
     let data = db.data();
     let batch_limit = fault::copy_batch_bytes(COPY_BATCH_BYTES);
-    let (lower, upper) = generation_bounds(record.generation);
-    let mut read_options = ReadOptions::default();
-    read_options.set_iterate_lower_bound(lower);
-    read_options.set_iterate_upper_bound(upper);
-    read_options.fill_cache(false);
-    let mut temporary = Db::raw_iterator(db, TXN_CF, read_options);
-    temporary.seek_to_first();
+    let mut temporary = generation_iterator(db, record.generation, None);
     // In recovery the record is in the store already (or in a legacy commit file): the last write
     // deletes it either way.
     let mut record_stored = phase == Phase::Recovery;
@@ -146,6 +140,26 @@ pub(crate) fn commit_in_progress(db: &Db) -> Result<Option<CommitRecord>> {
         path: db.path.display().to_string(),
         message: format!("the record of the commit in progress does not decode ({why})"),
     })
+}
+
+/// An iterator over one generation of the temporary store, at its first entry, not filling the
+/// block cache (each entry is read once); `readahead` for a reader that wants large reads.
+pub(super) fn generation_iterator(
+    db: &Arc<Db>,
+    generation: u64,
+    readahead: Option<usize>,
+) -> RawIterator {
+    let (lower, upper) = generation_bounds(generation);
+    let mut read_options = ReadOptions::default();
+    read_options.set_iterate_lower_bound(lower);
+    read_options.set_iterate_upper_bound(upper);
+    read_options.fill_cache(false);
+    if let Some(bytes) = readahead {
+        read_options.set_readahead_size(bytes);
+    }
+    let mut temporary = Db::raw_iterator(db, TXN_CF, read_options);
+    temporary.seek_to_first();
+    temporary
 }
 
 /// Deletes one generation of the temporary store (a range tombstone; its SST files too when it
