@@ -1,5 +1,6 @@
 package dev.txnrocksdb.bench;
 
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.io.File;
 import java.util.Map;
 import java.util.Optional;
@@ -43,8 +44,21 @@ final class BenchContext implements StateStoreContext {
         props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.getAbsolutePath());
         // Only to silence a warning logged per store; no global thread runs here.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
+        addOurConfigs(props);
         this.delegate = new MockProcessorContext<Object, Object>(props, new TaskId(0, 0), stateDir)
                 .getStateStoreContext();
+    }
+
+    /**
+     * Our stores' settings a run asks for: {@code -Dbench.rocksdb.options=...} becomes
+     * {@code txn.rocksdb.options} (RocksDB options for every store of ours, e.g. to measure a
+     * compaction style against the default in one command; Kafka's stores ignore it).
+     */
+    static void addOurConfigs(Properties props) {
+        String rocksdbOptions = System.getProperty("bench.rocksdb.options");
+        if (rocksdbOptions != null) {
+            props.put(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, rocksdbOptions);
+        }
     }
 
     /** The callback the store registered in init, or null if it registered none. */

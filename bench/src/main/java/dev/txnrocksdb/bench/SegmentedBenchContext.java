@@ -63,6 +63,7 @@ final class SegmentedBenchContext extends AbstractProcessorContext<Object, Objec
         props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, Boolean.toString(transactionalStateStores));
         // Only to silence a warning logged per store; no global thread runs here.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
+        BenchContext.addOurConfigs(props);
         if (processingGuarantee != null) {
             props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, processingGuarantee);
         }
