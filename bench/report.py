@@ -390,8 +390,8 @@ def markdown(data, plots, e2e=None, plt=None, docs=None, large_commit=None):
         out.append(f"Point reads are measured at two state sizes, {data['settings']['sizes']['keys']:,} and {large:,} "
                    f"keys; where a goal covers both, its cell also gives the lowest ratio at the other size.\n")
     out.append(goals(data) + "\n")
-    out.append("Why the goals not met are not: [profiles.md](profiles.md) (CPU profiles of ours and of "
-               "Kafka's transactional store, `bench/profile.sh`).\n")
+    out.append("Why the goals not met are not: [profiles.md](profiles.md#the-goals-not-met-and-what-limits-each) "
+               "(CPU profiles of ours and of Kafka's transactional store, `bench/profile.sh`).\n")
     engine_goals = engine_goal_lines(data) if data.get("engine") else []
     if engine_goals:
         out.append("Measured by the engine bench (see \"Java path vs the engine alone\" below):\n")
