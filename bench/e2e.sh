@@ -12,7 +12,8 @@
 #
 # Options: --smoke (as above; never touches bench/results or docs), --no-build (use the classes and
 # jars a previous build of this script left), --no-report (no Markdown/plots; the full run writes
-# them to a temp dir, never to docs/). Other arguments are system properties of
+# them to a temp dir, never to docs/), --out DIR (results in DIR/e2e.json instead of bench/results,
+# e.g. for an A/B run: -De2e.rocksdb.options=compaction_style=kCompactionStyleLevel). Other arguments are system properties of
 # dev.txnrocksdb.it.E2EBench (see its Javadoc).
 #
 # The build: `mvn package` of the tests and bench modules with the reactor (-pl tests,bench -am), which
@@ -25,15 +26,20 @@ smoke=false
 build=true
 report=true
 props=()
+out_dir=
+expect_out=false
 for arg in "$@"; do
+  if $expect_out; then out_dir="$arg"; expect_out=false; continue; fi
   case "$arg" in
+    --out) expect_out=true ;;
     --smoke) smoke=true ;;
     --no-build) build=false ;;
     --no-report) report=false ;;
     -D*) props+=("$arg") ;;
-    *) echo "bench/e2e.sh: unknown argument $arg (expected --smoke, --no-build, --no-report or -Dname=value)" >&2; exit 2 ;;
+    *) echo "bench/e2e.sh: unknown argument $arg (expected --smoke, --no-build, --no-report, --out DIR or -Dname=value)" >&2; exit 2 ;;
   esac
 done
+$expect_out && { echo "bench/e2e.sh: --out needs a directory" >&2; exit 2; }
 
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 if $build; then
@@ -50,11 +56,12 @@ if [[ -n $commit && -n "$(git status --porcelain --untracked-files=no -- rust ja
 fi
 
 if $smoke; then
-  out_dir="$(mktemp -d "${TMPDIR:-/tmp}/txn-rocksdb-e2e-smoke.XXXXXX")"
+  [[ -n $out_dir ]] || out_dir="$(mktemp -d "${TMPDIR:-/tmp}/txn-rocksdb-e2e-smoke.XXXXXX")"
   props=(-De2e.smoke=true "${props[@]}")
 else
-  out_dir=bench/results
+  [[ -n $out_dir ]] || out_dir=bench/results
 fi
+mkdir -p "$out_dir"
 
 java -De2e.out="$out_dir/e2e.json" -De2e.benchJar=bench/target/benchmarks.jar \
   -De2e.command="bench/e2e.sh${*:+ $*}" -De2e.gitCommit="$commit" "${props[@]}" \
@@ -63,7 +70,7 @@ java -De2e.out="$out_dir/e2e.json" -De2e.benchJar=bench/target/benchmarks.jar \
 if $report; then
   if command -v python3 >/dev/null 2>&1; then
     plots="$out_dir"
-    $smoke || plots="$(mktemp -d "${TMPDIR:-/tmp}/txn-rocksdb-e2e-report.XXXXXX")"
+    [[ $out_dir == bench/results ]] && plots="$(mktemp -d "${TMPDIR:-/tmp}/txn-rocksdb-e2e-report.XXXXXX")"
     python3 bench/report_e2e.py --results "$out_dir/e2e.json" --out "$plots"
     echo "e2e: results in $out_dir/e2e.json, report and plots in $plots"
   else

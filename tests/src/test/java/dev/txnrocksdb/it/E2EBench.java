@@ -64,9 +64,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
  * {@code e2e.recovery.load} [changelog, or app], {@code e2e.recovery.trickle} [500 records/s],
  * {@code e2e.throughput.records} [1000000], {@code e2e.throughput.runs} [1],
+ * {@code e2e.throughput.warmup} [true: one unrecorded run of {@code kafka-memory} first, warming the broker up],
  * {@code e2e.throughput.columns} [all six], {@code e2e.memory.stores} [50],
  * {@code e2e.memory.keysPerStore} [100000], {@code e2e.memory.commitEvery} [1000],
  * {@code e2e.memory.repeats} [3], {@code e2e.memory.columns} [the four with persistent stores],
+ * {@code e2e.rocksdb.options} [none: our stores' RocksDB options, see {@link #ROCKSDB_OPTIONS}],
  * {@code e2e.benchJar} [bench/target/benchmarks.jar], {@code e2e.command}, {@code e2e.gitCommit}
  * (recorded as given).
  */
@@ -101,12 +103,19 @@ public final class E2EBench {
     /** The column of Kafka's in-memory stores: the ceiling of a store inside the JVM, which ours should be within 1.2x of. */
     static final String IN_MEMORY = "kafka-memory";
     static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
+    /**
+     * {@code e2e.rocksdb.options}: RocksDB options for our columns' stores in this run
+     * ({@code txn.rocksdb.options}; Kafka's stores ignore it), for an A/B run of an option against the
+     * default, e.g. {@code compaction_style=kCompactionStyleLevel}; the memory part's JVMs get it as
+     * {@code bench.rocksdb.options}. Recorded in each part's settings.
+     */
+    static final String ROCKSDB_OPTIONS = System.getProperty("e2e.rocksdb.options");
 
     static {
         for (Column c : List.of(
-                new Column("txn", true, List.of(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
+                new Column("txn", true, ours(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
                         + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
-                new Column("txn-secondary", true, List.of("txn.rocksdb.transaction.strategy=secondary-store"),
+                new Column("txn-secondary", true, ours("txn.rocksdb.transaction.strategy=secondary-store"),
                         StateKind.PERSISTENT, "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
                 new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"), StateKind.PERSISTENT,
                         "Kafka 4.4's RocksDB stores with enable.transactional.statestores=true: the reference"),
@@ -124,6 +133,16 @@ public final class E2EBench {
                                 + "of the Streams runtime and the broker; throughput only"))) {
             COLUMNS.put(c.id(), c);
         }
+    }
+
+    /**
+     * The app arguments of one of our columns: {@code args}, and {@code txn.rocksdb.options} from
+     * {@link #ROCKSDB_OPTIONS} when it is set.
+     */
+    private static List<String> ours(String... args) {
+        List<String> r = new ArrayList<>(List.of(args));
+        if (ROCKSDB_OPTIONS != null) r.add("txn.rocksdb.options=" + ROCKSDB_OPTIONS);
+        return List.copyOf(r);
     }
 
     private static final boolean SMOKE = Boolean.getBoolean("e2e.smoke");
@@ -193,6 +212,7 @@ public final class E2EBench {
         settings.put("partitions", PARTITIONS);
         settings.put("trickleRecordsPerSecond", trickle);
         settings.put("columns", columns.stream().map(Column::id).toList());
+        if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
         settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
                 + EosCrashApp.KV_STORE + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
         settings.put("load", load.id());
@@ -391,14 +411,22 @@ public final class E2EBench {
         settings.put("runs", runs);
         settings.put("partitions", PARTITIONS);
         settings.put("columns", columns.stream().map(Column::id).toList());
+        if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
         settings.put("topology", "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
                 + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
                 + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS + " ms of event time");
         settings.put("cpu", "CPU used from the first record processed to the end, in cores (CPU seconds per second): the "
                 + "app JVM's and the broker JVM's (user + system, /proc/<pid>/stat), and the machine's busy time "
                 + "(/proc/stat: everything on it, the driver and other processes included)");
+        boolean warmup = Boolean.parseBoolean(System.getProperty("e2e.throughput.warmup", "true"));
+        settings.put("warmup", warmup ? "one unrecorded run of " + IN_MEMORY + " before the first measured one: the broker's "
+                + "JIT warms up in it (without it the first column measured ran up to 13% slower than in a later run)" : "none");
         out.put("settings", settings);
         Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
+        if (warmup) {
+            say("throughput: warm-up run (not recorded)");
+            throughputRun(kafka, COLUMNS.get(IN_MEMORY), records, 0);
+        }
         for (int run = 1; run <= runs; run++) {
             // later runs rotate the order, so a slow drift of the machine falls on every column
             List<Column> order = new ArrayList<>(columns);
@@ -539,6 +567,7 @@ public final class E2EBench {
         settings.put("repeats", repeats);
         settings.put("jvm", "-Xmx512m (as the Streams app JVMs)");
         settings.put("columns", columns.stream().map(Column::id).toList());
+        if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
         settings.put("workload", "one JVM per column and repeat: " + stores + " bare key-value stores (bench module's "
                 + "BenchStore, exactly_once_v2 app configs), " + keysPerStore + " distinct 16-byte keys each, a get then "
                 + "a put of a 100-byte value per key, every store committed after each " + commitEvery
@@ -558,7 +587,9 @@ public final class E2EBench {
         String jar = System.getProperty("e2e.benchJar", "bench/target/benchmarks.jar");
         if (!new File(jar).isFile()) throw new IllegalStateException(jar + " missing: build the bench module (bench/e2e.sh without --no-build)");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-cp", jar, "dev.txnrocksdb.bench.StoreMemory"));
+                "-Xmx512m"));
+        if (ROCKSDB_OPTIONS != null) cmd.add("-Dbench.rocksdb.options=" + ROCKSDB_OPTIONS);
+        cmd.addAll(List.of("-cp", jar, "dev.txnrocksdb.bench.StoreMemory"));
         cmd.addAll(Arrays.asList(args));
         Path log = Files.createTempFile("txn-rocksdb-e2e-" + logName + "-", ".log");
         Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
