@@ -17,10 +17,12 @@
 
 #[path = "common/cpu.rs"]
 mod cpu;
+#[path = "common/tuning.rs"]
+mod tuning;
 
 use cpu::thread_cpu_ticks;
 use std::time::{Duration, Instant};
-use txn_rocksdb::tuning::Tuning;
+use tuning::tuning_from_env;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 fn key(i: u64) -> [u8; 16] {
@@ -50,8 +52,7 @@ fn main() {
     };
     let restore = std::env::var("POINT_GETS_LOAD").as_deref() == Ok("restore");
     let key: fn(u64) -> [u8; 16] = if restore { ordered_key } else { key };
-    let tuning_text = std::env::var("TXN_TUNING").unwrap_or_default();
-    let tuning = Tuning::new(&[&tuning_text]).unwrap();
+    let (tuning_text, tuning) = tuning_from_env();
     let dir = tempfile::tempdir().unwrap();
     let options = StoreOptions { tuning, ..StoreOptions::default() };
     let tp = TopicPartition { topic: "c".into(), partition: 0 };

@@ -10,10 +10,13 @@
 //! `TXN_TUNING` adds RocksDB options to the store, as `txn.rocksdb.options` would, e.g.
 //! `TXN_TUNING='compaction_style=kCompactionStyleLevel'` (the engine's default before 2026-12-02).
 
+#[path = "common/tuning.rs"]
+mod tuning;
+
 use std::collections::BTreeMap;
 use std::time::Instant;
 use txn_rocksdb::stats::Stat;
-use txn_rocksdb::tuning::Tuning;
+use tuning::tuning_from_env;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 const KEYS: u64 = 1_000_000;
@@ -49,8 +52,7 @@ fn stalls(dir: &std::path::Path) -> BTreeMap<String, u32> {
 fn main() {
     let arg = |i: usize, default: u64| std::env::args().nth(i).map(|s| s.parse().expect("a number")).unwrap_or(default);
     let (seconds, value_bytes, commit_every) = (arg(1, 12), arg(2, 1024), arg(3, 100));
-    let tuning_text = std::env::var("TXN_TUNING").unwrap_or_default();
-    let tuning = Tuning::new(&[tuning_text.as_str()]).unwrap();
+    let (tuning_text, tuning) = tuning_from_env();
     let dir = tempfile::tempdir().unwrap();
     let store = KeyValueStore::open(dir.path(), StoreOptions { tuning, ..StoreOptions::default() }).unwrap();
     let tp = TopicPartition { topic: "put-rate-changelog".into(), partition: 0 };

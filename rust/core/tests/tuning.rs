@@ -14,6 +14,17 @@ fn fill(store: &KeyValueStore) {
     }
 }
 
+/// Waits up to 5 s for `done` to hold on the store's statistics (flushes and compactions run in the
+/// background).
+fn wait_until(store: &KeyValueStore, done: impl Fn(&[i64]) -> bool) {
+    for _ in 0..200 {
+        if done(&store.stats()) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+}
+
 #[test]
 fn a_small_write_buffer_for_one_store_makes_it_flush() {
     let dir = tempfile::tempdir().unwrap();
@@ -23,13 +34,7 @@ fn a_small_write_buffer_for_one_store_makes_it_flush() {
     fill(&tuned);
     fill(&untuned);
     let sst = |store: &KeyValueStore| {
-        // Flushes run in the background: wait for them a little.
-        for _ in 0..100 {
-            if store.stats()[Stat::LiveSstFilesSize as usize] > 0 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+        wait_until(store, |stats| stats[Stat::LiveSstFilesSize as usize] > 0);
         store.stats()[Stat::LiveSstFilesSize as usize]
     };
     assert!(sst(&tuned) > 0, "3 MB through 256 KiB memtables reach SST files");
@@ -59,13 +64,7 @@ fn a_store_written_under_leveled_compaction_opens_under_universal_compaction() {
         }
     };
     let settle = |store: &KeyValueStore| {
-        for _ in 0..200 {
-            let stats = store.stats();
-            if stats[Stat::NumRunningCompactions as usize] == 0 && stats[Stat::NumRunningFlushes as usize] == 0 {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(25));
-        }
+        wait_until(store, |stats| stats[Stat::NumRunningCompactions as usize] == 0 && stats[Stat::NumRunningFlushes as usize] == 0);
     };
     let small = ["write_buffer_size=262144", "max_write_buffer_number=2", "target_file_size_base=262144"];
     let leveled = Tuning::new(&[small.as_slice(), &["compaction_style=kCompactionStyleLevel", "level0_file_num_compaction_trigger=2", "max_bytes_for_level_base=524288"]].concat()).unwrap();
