@@ -361,6 +361,8 @@ def throughput_md(data, plotted):
                f"excluded; shown apart). {s['runs']} run(s) per column"
                + (", in a rotated order" if s["runs"] > 1 else "") + "; " +
                ("median, min–max in parentheses" if s["runs"] > 1 else "one run, so no spread") +
+               (f". Warm-up: {s['warmup']}" if "warmup" in s else "") +
+               (f". Our stores' RocksDB options in this run: `{s['rocksdbOptions']}`" if "rocksdbOptions" in s else "") +
                f". This part took {base.duration(round(t['seconds']))}.\n")
     if IN_MEMORY in cells or NO_STATE in cells:
         out.append("Two ceilings run beside the stores: " + "; ".join(
