@@ -50,7 +50,15 @@ final class ChildJvm {
 
     /** Starts {@code main} with {@code args} in a JVM that {@code launcher} describes; its output is collected. */
     static ChildJvm start(Launcher launcher, Class<?> main, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+        return startWrapped(List.of(), launcher, main, args);
+    }
+
+    /**
+     * As {@link #start(Launcher, Class, String...)}, with the JVM's command line appended to
+     * {@code wrapper} (e.g. {@code unshare -m sh -c '<mount> && exec "$@"' ...}).
+     */
+    static ChildJvm startWrapped(List<String> wrapper, Launcher launcher, Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(wrapper);
         command.add(launcher.java());
         command.addAll(launcher.jvmOptions());
         command.addAll(List.of("-cp", launcher.classPath(), main.getName()));

@@ -5,18 +5,25 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Loads {@code libtxn_rocksdb_jni} once per JVM, and holds the settings of the whole process
@@ -32,11 +39,22 @@ import java.util.Properties;
  *   <li>the jar's {@code /native/<os>-<arch>/<library file>}, extracted to the override directory,
  *       else to {@code <java.io.tmpdir>/txn-rocksdb-<user.name>}, under a name carrying the jar's
  *       version and the library's SHA-256 ({@code libtxn_rocksdb_jni-0.1.0-SNAPSHOT-<hash>.so}):
- *       every JVM using the same jar reuses that one file; the first one writes it to a temporary
- *       name and renames it atomically, so JVMs starting together never see half a file. A jar whose
+ *       every JVM using the same jar reuses that one file. A jar whose
  *       {@code /native/<os>-<arch>/library.properties} declares another SHA-256 than the library's
  *       is refused (a damaged jar, or one put together from mismatched files).</li>
  * </ol>
+ *
+ * <p>What an extraction trusts: nothing it did not check. A file already under the versioned name
+ * is loaded only if it is a regular file (a link is not followed) whose SHA-256 is the jar
+ * library's; anything else there (planted, damaged, truncated, a link) is replaced by a copy
+ * written to a temporary file in the same directory and moved over it, so JVMs starting together
+ * never see half a file, and is never loaded. The default directory, in the shared temp dir, is
+ * created {@code rwx------}, and used only while it is a directory (not a link) owned by this JVM's
+ * user that nobody else can write to ({@code DirectorySafety}: POSIX owner and mode, or the owner
+ * and ACL on Windows); otherwise it is left alone, the library goes to a fresh private directory
+ * of this JVM's (removed at exit where the system allows) and a WARN names the unsafe directory
+ * and why. An override directory is used as configured, its files verified the same way. A
+ * read-only or {@code noexec} temp dir fails with a message naming the override setting.
  *
  * <p>Whichever is loaded, its version ({@code nativeVersion}, the Rust crate's) must be the jar's
  * (its Maven version without {@code -SNAPSHOT}): a stale library on {@code java.library.path} or in
@@ -57,6 +75,7 @@ public final class NativeLibrary {
     /** The jar resource holding the jar's version (filtered by the build). */
     static final String JAR_PROPERTIES = "/native/txn-rocksdb.properties";
 
+    private static final Logger LOG = LoggerFactory.getLogger(NativeLibrary.class);
     private static final Object LOCK = new Object();
     private static volatile boolean loaded;
     private static UnsatisfiedLinkError failure;
@@ -209,11 +228,44 @@ public final class NativeLibrary {
 
         /** The loaded library's version. */
         String nativeVersion();
+
+        /** The user this JVM runs as, whose the default extraction directory must be; null if it cannot be told. */
+        UserPrincipal currentUser();
+
+        /** A new directory only this JVM's user can write to, removed at exit where possible. */
+        Path createPrivateDirectory() throws IOException;
+
+        /** Logs a warning. */
+        void warn(String message);
+    }
+
+    /**
+     * A library's SHA-256 (lower-case hex) and size. (A class rather than a record: the Gradle
+     * build also compiles with Gradle 4.4, which knows no source level past 12.)
+     */
+    static final class Digest {
+        final String sha256;
+        final long size;
+
+        private Digest(String sha256, long size) {
+            this.sha256 = sha256;
+            this.size = size;
+        }
+
+        static Digest of(InputStream in) throws IOException {
+            MessageDigest sha = sha256();
+            long size = new DigestInputStream(in, sha).transferTo(OutputStream.nullOutputStream());
+            return new Digest(hex(sha.digest()), size);
+        }
     }
 
     /** One load attempt's logic, separate from the JVM-wide state above. */
     static final class Loader {
+        /** What {@link #mismatch} says when no file is there. */
+        private static final String ABSENT = "absent";
         private final Host host;
+        /** The private directory this load fell back to, if it did. */
+        private Path privateDirectory;
 
         Loader(Host host) {
             this.host = host;
@@ -255,67 +307,154 @@ public final class NativeLibrary {
                     + " is built for glibc. Run on a glibc distribution (Debian, Ubuntu, RHEL, ...); " + lookedFor(null, fileName),
                     notOnLibraryPath);
             }
-            Path dir = overrideDir != null ? overrideDir : host.defaultExtractDir();
-            Path extracted = extract(platform, resource, dir, notOnLibraryPath);
-            host.loadFile(extracted);
+            Path extracted = extract(platform, resource, notOnLibraryPath);
+            try {
+                host.loadFile(extracted);
+            } catch (UnsatisfiedLinkError e) {
+                throw failure("txn-rocksdb extracted its native library " + resource + " to " + extracted
+                    + " (verified against its SHA-256), but the JVM cannot load it from there: " + e.getMessage()
+                    + ". If " + extracted.getParent() + " is on a file system mounted noexec (as /tmp often is in containers), "
+                    + "point " + settingNames() + " at a directory code may be loaded from.", e);
+            }
             String what = extracted + " (extracted from the jar's " + resource + ")";
             checkVersion(what);
             return what;
         }
 
-        /** Extracts the jar's library into {@code dir} under its versioned name, unless a JVM already did. */
-        Path extract(String platform, String resource, Path dir, UnsatisfiedLinkError notOnLibraryPath) {
+        /**
+         * Extracts the jar's library under its versioned name into the extraction directory (see
+         * {@link #extractionDirectory}) and returns the file to load: an existing file is used only
+         * if it is a regular file (not a link) whose SHA-256 is the library's; anything else under
+         * that name is replaced by a fresh copy, written to a temporary file in the same directory
+         * and moved over it, so JVMs starting together never see half a file.
+         */
+        Path extract(String platform, String resource, UnsatisfiedLinkError notOnLibraryPath) {
             String fileName = System.mapLibraryName(LIBRARY_NAME);
+            Path dir = null;
             try {
-                String hash;
-                long size;
+                Digest library;
                 try (InputStream in = host.resource(resource)) {
                     if (in == null) {
                         throw failure("txn-rocksdb has no native library for platform " + platform + ": the jar has no resource "
                             + resource + "; " + lookedFor(platform, fileName), notOnLibraryPath);
                     }
-                    MessageDigest sha = sha256();
-                    size = new DigestInputStream(in, sha).transferTo(OutputStream.nullOutputStream());
-                    hash = hex(sha.digest());
+                    library = Digest.of(in);
                 }
                 String declared = declaredSha256(platform);
-                if (declared != null && !declared.equalsIgnoreCase(hash)) {
+                if (declared != null && !declared.equalsIgnoreCase(library.sha256)) {
                     throw failure("txn-rocksdb: the jar's native library " + resource + " does not match the SHA-256 that "
-                        + libraryPropertiesPath(platform) + " declares (" + declared + "; the library's is " + hash
+                        + libraryPropertiesPath(platform) + " declares (" + declared + "; the library's is " + library.sha256
                         + "): the jar is damaged or was put together from mismatched files; build or download it again. "
                         + lookedFor(platform, fileName), notOnLibraryPath);
                 }
-                hash = hash.substring(0, 16);
+                dir = extractionDirectory();
                 int dot = fileName.lastIndexOf('.');
-                Path target = dir.resolve(fileName.substring(0, dot) + "-" + host.jarVersion() + "-" + hash + fileName.substring(dot))
-                    .toAbsolutePath();
-                if (Files.isRegularFile(target) && Files.size(target) == size) {
+                Path target = dir.resolve(fileName.substring(0, dot) + "-" + host.jarVersion() + "-" + library.sha256.substring(0, 16)
+                    + fileName.substring(dot)).toAbsolutePath();
+                String mismatch = mismatch(target, library);
+                if (mismatch == null) {
                     return target; // another JVM (or an earlier run) extracted this very library
                 }
-                createDirectory(dir);
+                if (!mismatch.equals(ABSENT)) {
+                    host.warn("txn-rocksdb: replacing " + target + ", which is not the jar's native library " + resource + " ("
+                        + mismatch + "); it is never loaded");
+                }
                 Path temp = Files.createTempFile(dir, "." + fileName + "-", ".tmp");
                 try {
                     try (InputStream in = host.resource(resource)) {
                         Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    String written = mismatch(temp, library);
+                    if (written != null) {
+                        throw new IOException("the copy written to " + temp + " is not the library (" + written + ")");
                     }
                     try {
                         Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                     } catch (AtomicMoveNotSupportedException e) {
                         Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
                     } catch (IOException e) {
-                        // Windows cannot replace a library another JVM has loaded; that one is the same file.
-                        if (!(Files.isRegularFile(target) && Files.size(target) == size)) {
+                        // Windows cannot replace a library another JVM has loaded: usable only if it is this very library.
+                        if (mismatch(target, library) != null) {
                             throw e;
                         }
                     }
                 } finally {
                     Files.deleteIfExists(temp);
                 }
+                if (dir.equals(privateDirectory)) {
+                    target.toFile().deleteOnExit(); // before its directory: deleteOnExit runs in reverse order
+                }
                 return target;
             } catch (IOException | UncheckedIOException e) {
+                Path where = dir != null ? dir : host.overrideDir() != null ? host.overrideDir() : host.defaultExtractDir();
                 throw failure("txn-rocksdb cannot extract its native library " + resource + " for platform " + platform
-                    + " to " + dir.toAbsolutePath() + " (" + e + "); " + lookedFor(platform, fileName), notOnLibraryPath);
+                    + " to " + where.toAbsolutePath() + " (" + e + "). If that directory is read-only (as /tmp can be in "
+                    + "containers), point " + settingNames() + " at a writable directory code may be loaded from; "
+                    + lookedFor(platform, fileName), notOnLibraryPath);
             }
+        }
+
+        /**
+         * Where the jar's library goes: the override directory as configured (created if missing);
+         * else the default directory in the shared temp dir, created {@code rwx------} if missing and
+         * used only while it is a real directory (not a link) owned by this JVM's user and writable
+         * by nobody else ({@link DirectorySafety}). An unsafe default directory is left alone: this
+         * JVM extracts to a fresh private directory instead, removed at exit where the system allows,
+         * and says so in a WARN.
+         */
+        private Path extractionDirectory() throws IOException {
+            Path override = host.overrideDir();
+            if (override != null) {
+                Files.createDirectories(override);
+                return override;
+            }
+            Path dir = host.defaultExtractDir();
+            try {
+                if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+                    Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                } else {
+                    Files.createDirectory(dir);
+                }
+            } catch (FileAlreadyExistsException existing) {
+                // someone's: checked below like any other
+            }
+            String unsafe = DirectorySafety.whyUnsafe(dir, host.currentUser());
+            if (unsafe == null) {
+                return dir;
+            }
+            Path own = host.createPrivateDirectory();
+            privateDirectory = own;
+            host.warn("txn-rocksdb: not extracting its native library to " + dir.toAbsolutePath() + ": " + unsafe
+                + ". This JVM uses the private directory " + own + " instead (removed at exit); to choose the directory, set "
+                + settingNames() + ".");
+            return own;
+        }
+
+        /**
+         * Null if {@code file} is a regular file (links not followed) holding exactly the library;
+         * else what it is instead ({@link #ABSENT} if nothing is there).
+         */
+        private static String mismatch(Path file, Digest library) throws IOException {
+            BasicFileAttributes attributes;
+            try {
+                attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+                return ABSENT;
+            }
+            if (attributes.isSymbolicLink()) {
+                return "a symbolic link to " + Files.readSymbolicLink(file);
+            }
+            if (!attributes.isRegularFile()) {
+                return "not a regular file";
+            }
+            if (attributes.size() != library.size) {
+                return attributes.size() + " bytes, not " + library.size;
+            }
+            Digest found;
+            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                found = Digest.of(in);
+            }
+            return found.sha256.equals(library.sha256) ? null : "SHA-256 " + found.sha256 + ", not " + library.sha256;
         }
 
         /**
@@ -331,18 +470,6 @@ public final class NativeLibrary {
                 properties.load(in);
                 String sha256 = properties.getProperty("sha256", "").trim();
                 return sha256.isEmpty() ? null : sha256;
-            }
-        }
-
-        private void createDirectory(Path dir) throws IOException {
-            if (Files.isDirectory(dir)) {
-                return;
-            }
-            if (host.overrideDir() == null && FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                // The default directory sits in a shared temp dir: only this user may put libraries there.
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            } else {
-                Files.createDirectories(dir);
             }
         }
 
@@ -371,6 +498,10 @@ public final class NativeLibrary {
                 + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory named by "
                 + DIR_PROPERTY + " or " + DIR_ENV
                 + (platform == null ? "." : ", or rebuild the jar on a " + platform + " machine.");
+        }
+
+        private static String settingNames() {
+            return "system property " + DIR_PROPERTY + " (or environment variable " + DIR_ENV + ")";
         }
 
         private static UnsatisfiedLinkError failure(String message, UnsatisfiedLinkError notOnLibraryPath) {
@@ -459,6 +590,30 @@ public final class NativeLibrary {
         @Override
         public String nativeVersion() {
             return NativeLibrary.nativeVersion();
+        }
+
+        @Override
+        public UserPrincipal currentUser() {
+            String name = System.getProperty("user.name", "");
+            try {
+                return FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName(name);
+            } catch (IOException | UnsupportedOperationException e) {
+                return null; // e.g. a container's uid with no passwd entry (user.name '?')
+            }
+        }
+
+        @Override
+        public Path createPrivateDirectory() throws IOException {
+            // createTempDirectory makes it rwx------ on POSIX systems; on Windows it inherits the
+            // user's own temp directory's ACL.
+            Path dir = Files.createTempDirectory(Paths.get(System.getProperty("java.io.tmpdir")), "txn-rocksdb-");
+            dir.toFile().deleteOnExit();
+            return dir;
+        }
+
+        @Override
+        public void warn(String message) {
+            LOG.warn(message);
         }
 
         private static boolean notBlank(String s) {

@@ -2,7 +2,9 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,8 +23,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import java.nio.file.FileSystems;
+import java.nio.file.attribute.AclEntry;
+import java.nio.file.attribute.AclEntryPermission;
+import java.nio.file.attribute.AclEntryType;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class NativeLibraryTest {
     @TempDir
@@ -271,6 +281,223 @@ class NativeLibraryTest {
         }
     }
 
+    // ---------------------------------------------------------------- what an extraction trusts
+
+    /** The versioned name the jar's (fake) library is extracted under. */
+    private static Path versionedName(Path dir) throws Exception {
+        return dir.resolve("libtxn_rocksdb_jni-0.1.0-SNAPSHOT-" + sha256Hex(FakeHost.LIBRARY).substring(0, 16) + ".so");
+    }
+
+    /** A file of the library's exact size, all zeros: what someone planting a library would leave. */
+    private static Path plant(Path file) throws IOException {
+        Files.createDirectories(file.getParent());
+        return Files.write(file, new byte[FakeHost.LIBRARY.length()]);
+    }
+
+    private static Path directory(Path dir, String mode) throws IOException {
+        Files.createDirectories(dir);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString(mode));
+        return dir;
+    }
+
+    private FakeHost hostExtractingTo(Path defaultDir) {
+        FakeHost host = new FakeHost();
+        host.defaultExtractDir = defaultDir;
+        host.privateParent = tmp.resolve("private");
+        return host;
+    }
+
+    /** The loaded file is the genuine library, in a private directory of this JVM's, not in {@code unsafe}. */
+    private static Path assertLoadedPrivately(FakeHost host, Path unsafe) throws IOException {
+        assertEquals(1, host.loadedFiles.size(), host.loadedFiles.toString());
+        Path loaded = host.loadedFiles.get(0);
+        assertNotEquals(unsafe.toAbsolutePath(), loaded.getParent(), "the unsafe directory was used");
+        assertEquals(host.privateParent, loaded.getParent().getParent(), loaded.toString());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(loaded.getParent())));
+        assertEquals(FakeHost.LIBRARY, Files.readString(loaded));
+        return loaded;
+    }
+
+    @ParameterizedTest
+    @CsvSource({"rwxrwxrwx, its group and every user", "rwxrwx---, its group", "rwx-w--w-, its group and every user",
+        "rwx---rwx, every user"})
+    void aDefaultDirectoryOthersCanWriteToIsNeverUsed(String mode, String writers) throws Exception {
+        Path shared = directory(tmp.resolve("txn-rocksdb-user"), mode);
+        Path planted = plant(versionedName(shared));
+        FakeHost host = hostExtractingTo(shared);
+        new NativeLibrary.Loader(host).load();
+        assertLoadedPrivately(host, shared);
+        assertArrayEquals(new byte[FakeHost.LIBRARY.length()], Files.readAllBytes(planted), "someone else's directory is left alone");
+        assertEquals(1, host.warnings.size(), host.warnings.toString());
+        assertTrue(host.warnings.get(0).startsWith("txn-rocksdb: not extracting its native library to " + shared + ": it is writable by "
+            + writers + " (mode " + mode + ")"), host.warnings.get(0));
+        assertTrue(host.warnings.get(0).contains(NativeLibrary.DIR_PROPERTY), host.warnings.get(0));
+    }
+
+    @Test
+    void aDefaultDirectoryOfAnotherUserIsNeverUsed() throws Exception {
+        Path shared = directory(tmp.resolve("txn-rocksdb-user"), "rwx------");
+        plant(versionedName(shared));
+        FakeHost host = hostExtractingTo(shared);
+        // The directory is this test's user's; the JVM loading the library runs as another user.
+        host.currentUser = FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+        new NativeLibrary.Loader(host).load();
+        assertLoadedPrivately(host, shared);
+        assertTrue(host.warnings.get(0).contains(": it is owned by " + thisUser().getName() + ", not by nobody, the user this JVM runs as"),
+            host.warnings.get(0));
+    }
+
+    @Test
+    void aDefaultDirectoryThatIsASymbolicLinkIsNeverUsed() throws Exception {
+        Path elsewhere = directory(tmp.resolve("elsewhere"), "rwx------");
+        plant(versionedName(elsewhere));
+        Path link = Files.createSymbolicLink(tmp.resolve("txn-rocksdb-user"), elsewhere);
+        FakeHost host = hostExtractingTo(link);
+        new NativeLibrary.Loader(host).load();
+        assertLoadedPrivately(host, elsewhere);
+        assertTrue(host.warnings.get(0).contains(": it is a symbolic link (to " + elsewhere + "), which is not followed"),
+            host.warnings.get(0));
+    }
+
+    @Test
+    void aDefaultDirectoryOfThisUserWithNoOtherWritersIsUsedAndCreatedPrivate() throws Exception {
+        Path dir = tmp.resolve("txn-rocksdb-user");
+        FakeHost host = hostExtractingTo(dir);
+        new NativeLibrary.Loader(host).load();
+        assertEquals(List.of(versionedName(dir)), host.loadedFiles);
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
+        assertEquals(List.of(), host.warnings);
+        // r-x and rwxr-xr-x directories of this user are fine too: nobody else can add a file.
+        FakeHost again = hostExtractingTo(directory(dir, "rwxr-xr-x"));
+        new NativeLibrary.Loader(again).load();
+        assertEquals(List.of(versionedName(dir)), again.loadedFiles);
+        assertEquals(List.of(), again.warnings);
+    }
+
+    @Test
+    void whenTheUserCannotBeToldTheLibraryGoesToAPrivateDirectory() throws Exception {
+        Path dir = directory(tmp.resolve("txn-rocksdb-user"), "rwx------");
+        FakeHost host = hostExtractingTo(dir);
+        host.currentUser = null;
+        new NativeLibrary.Loader(host).load();
+        assertLoadedPrivately(host, dir);
+        assertTrue(host.warnings.get(0).contains("the user this JVM runs as cannot be looked up"), host.warnings.get(0));
+    }
+
+    /** What sits under the library's name in a private directory, and what the loader must say when it replaces it. */
+    @ParameterizedTest
+    @CsvSource({"same size other bytes, SHA-256 ", "truncated, '10 bytes, not 27'", "symbolic link, a symbolic link to ",
+        "directory, not a regular file"})
+    void aFileUnderTheLibrarysNameThatIsNotTheLibraryIsReplacedNeverLoaded(String what, String said) throws Exception {
+        Path dir = directory(tmp.resolve("txn-rocksdb-user"), "rwx------");
+        Path target = versionedName(dir);
+        Path linkedTo = tmp.resolve("planted-elsewhere.so");
+        switch (what) {
+            case "same size other bytes":
+                plant(target);
+                break;
+            case "truncated":
+                Files.writeString(target, FakeHost.LIBRARY.substring(0, 10));
+                break;
+            case "symbolic link":
+                plant(linkedTo);
+                Files.createSymbolicLink(target, linkedTo);
+                break;
+            default:
+                Files.createDirectory(target);
+                Files.writeString(target.resolve("inside"), "x");
+                break;
+        }
+        FakeHost host = hostExtractingTo(dir);
+        if (what.equals("directory")) {
+            UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+            assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library"), e.getMessage());
+            assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
+        } else {
+            new NativeLibrary.Loader(host).load();
+            assertEquals(List.of(target), host.loadedFiles, "the genuine library, under its own name");
+            assertFalse(Files.isSymbolicLink(target), "the link itself was replaced");
+            assertEquals(FakeHost.LIBRARY, Files.readString(target));
+            assertEquals(List.of(target), list(dir), "no temporary copies are left");
+        }
+        if (what.equals("symbolic link")) {
+            assertArrayEquals(new byte[FakeHost.LIBRARY.length()], Files.readAllBytes(linkedTo), "the link's target is left alone");
+        }
+        assertEquals(1, host.warnings.size(), host.warnings.toString());
+        assertTrue(host.warnings.get(0).startsWith("txn-rocksdb: replacing " + target + ", which is not the jar's native library "
+            + "/native/linux-x86_64/libtxn_rocksdb_jni.so (" + said), host.warnings.get(0));
+    }
+
+    @Test
+    void anOverrideDirectoryIsUsedAsConfiguredButItsFilesAreVerified() throws Exception {
+        Path override = directory(tmp.resolve("configured"), "rwxrwxrwx");
+        Path planted = plant(versionedName(override));
+        FakeHost host = hostExtractingTo(tmp.resolve("unused-default"));
+        host.overrideDir = override;
+        host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
+        new NativeLibrary.Loader(host).load();
+        assertEquals(List.of(planted), host.loadedFiles, "the configured directory, as configured");
+        assertEquals(FakeHost.LIBRARY, Files.readString(planted), "but the planted file was replaced before loading");
+        assertFalse(Files.exists(tmp.resolve("unused-default")));
+    }
+
+    @Test
+    void aReadOnlyExtractionDirectoryNamesTheSettingThatMovesIt() throws Exception {
+        Path notWritable = Files.writeString(tmp.resolve("tmp-is-a-file"), "x").resolve("txn-rocksdb-user");
+        FakeHost host = hostExtractingTo(notWritable);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
+            + "for platform linux-x86_64 to " + notWritable), e.getMessage());
+        assertTrue(e.getMessage().contains("If that directory is read-only (as /tmp can be in containers), point system property "
+            + "txn.rocksdb.native.dir (or environment variable TXN_ROCKSDB_NATIVE_DIR) at a writable directory code may be loaded from"),
+            e.getMessage());
+    }
+
+    @Test
+    void aLibraryTheJvmCannotMapNamesNoexecAndTheSetting() throws Exception {
+        FakeHost host = hostExtractingTo(tmp.resolve("txn-rocksdb-user"));
+        host.loadFailure = new UnsatisfiedLinkError("/tmp/x.so: failed to map segment from shared object");
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        assertEquals("txn-rocksdb extracted its native library /native/linux-x86_64/libtxn_rocksdb_jni.so to "
+            + versionedName(tmp.resolve("txn-rocksdb-user")) + " (verified against its SHA-256), but the JVM cannot load it from there: "
+            + "/tmp/x.so: failed to map segment from shared object. If " + tmp.resolve("txn-rocksdb-user") + " is on a file system "
+            + "mounted noexec (as /tmp often is in containers), point system property txn.rocksdb.native.dir (or environment variable "
+            + "TXN_ROCKSDB_NATIVE_DIR) at a directory code may be loaded from.", e.getMessage());
+    }
+
+    @Test
+    void windowsAclsAllowWritesByTheOwnerSystemAndAdministratorsOnly() {
+        UserPrincipal me = principal("HOST\\alice");
+        AclEntry mine = allow(me, AclEntryPermission.WRITE_DATA, AclEntryPermission.READ_DATA);
+        AclEntry system = allow(principal("NT AUTHORITY\\SYSTEM"), AclEntryPermission.WRITE_DATA);
+        AclEntry admins = allow(principal("BUILTIN\\Administrators"), AclEntryPermission.ADD_FILE);
+        AclEntry usersRead = allow(principal("BUILTIN\\Users"), AclEntryPermission.READ_DATA, AclEntryPermission.EXECUTE);
+        assertEquals(null, DirectorySafety.whyUnsafe(me, List.of(mine, system, admins, usersRead), me));
+        assertEquals("its ACL lets BUILTIN\\Users write to it", DirectorySafety.whyUnsafe(me,
+            List.of(mine, allow(principal("BUILTIN\\Users"), AclEntryPermission.APPEND_DATA)), me));
+        assertEquals("its ACL lets Everyone write to it", DirectorySafety.whyUnsafe(me,
+            List.of(allow(principal("Everyone"), AclEntryPermission.WRITE_DATA)), me));
+        AclEntry denyEveryone = AclEntry.newBuilder().setType(AclEntryType.DENY).setPrincipal(principal("Everyone"))
+            .setPermissions(AclEntryPermission.WRITE_DATA).build();
+        assertEquals(null, DirectorySafety.whyUnsafe(me, List.of(mine, denyEveryone), me));
+        assertEquals("it is owned by HOST\\mallory, not by HOST\\alice, the user this JVM runs as",
+            DirectorySafety.whyUnsafe(principal("HOST\\mallory"), List.of(mine), me));
+    }
+
+    private static UserPrincipal principal(String name) {
+        return () -> name;
+    }
+
+    private static AclEntry allow(UserPrincipal who, AclEntryPermission... permissions) {
+        return AclEntry.newBuilder().setType(AclEntryType.ALLOW).setPrincipal(who).setPermissions(permissions).build();
+    }
+
+    private static UserPrincipal thisUser() {
+        UserPrincipal me = new NativeLibrary.SystemHost().currentUser();
+        assertTrue(me != null, "the test's user can be looked up");
+        return me;
+    }
+
     private static List<Path> list(Path dir) throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
             return files.collect(Collectors.toList());
@@ -290,7 +517,12 @@ class NativeLibraryTest {
         String libraryProperties;
         boolean onLibraryPath;
         String nativeVersion = "0.1.0";
+        UserPrincipal currentUser = thisUser();
+        /** Where {@link #createPrivateDirectory} makes its directories; null: the default temp dir. */
+        Path privateParent;
+        UnsatisfiedLinkError loadFailure;
         final List<Path> loadedFiles = new ArrayList<>();
+        final List<String> warnings = new ArrayList<>();
 
         @Override
         public String osName() {
@@ -347,7 +579,26 @@ class NativeLibraryTest {
 
         @Override
         public void loadFile(Path file) {
+            if (loadFailure != null) {
+                throw loadFailure;
+            }
             loadedFiles.add(file);
+        }
+
+        @Override
+        public UserPrincipal currentUser() {
+            return currentUser;
+        }
+
+        @Override
+        public Path createPrivateDirectory() throws IOException {
+            Files.createDirectories(privateParent);
+            return Files.createTempDirectory(privateParent, "txn-rocksdb-");
+        }
+
+        @Override
+        public void warn(String message) {
+            warnings.add(message);
         }
 
         @Override
