@@ -1,10 +1,12 @@
 package dev.txnrocksdb.streams.headers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
+import dev.txnrocksdb.streams.fixtures.TestDrivers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -84,13 +86,19 @@ class HeadersStoresDifferentialTest {
     void sameResultsAndHeadersAsKafkasStore(String kind, TransactionStrategy strategy) {
         long seed = System.nanoTime();
         List<Op> ops = operations(new Random(seed));
-        List<String> kafka = run(List.of(topology(kind, null), topology(kind, null)), ops);
-        List<String> ours = run(List.of(topology(kind, strategy), topology(kind, strategy)), ops);
+        List<String> kafka = run(List.of(topology(kind, null), topology(kind, null)), ops, Reopen.KEEPING_STATE);
+        List<String> ours = run(List.of(topology(kind, strategy), topology(kind, strategy)), ops, Reopen.KEEPING_STATE);
         assertEquals(kafka.size(), ours.size(), kind + " with headers, seed " + seed);
         for (int i = 0; i < kafka.size(); i++) {
             assertEquals(kafka.get(i), ours.get(i), kind + " with headers, result " + i + " (" + ops.get(i) + "), seed " + seed);
         }
         assertTrue(kafka.stream().anyMatch(line -> line.contains("h0=")), "some results carry headers; seed " + seed);
+        // The reopen really reopens on the state written before it: for Kafka's store it changes no
+        // result, and a reopen on lost state changes some, so a store of ours that lost its state
+        // would fail the comparison above.
+        assertEquals(run(List.of(topology(kind, null)), ops, Reopen.NONE), kafka, kind + " across a reopen, seed " + seed);
+        assertNotEquals(kafka, run(List.of(topology(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
+            kind + ": a reopen on lost state goes unseen, seed " + seed);
     }
 
     /**
@@ -104,10 +112,13 @@ class HeadersStoresDifferentialTest {
     void upgradingExistingStateMatchesKafka(String kind, TransactionStrategy strategy) {
         long seed = System.nanoTime();
         List<Op> ops = operations(new Random(seed));
-        List<String> kafka = run(List.of(olderFormat(kind, null), topology(kind, null)), ops);
-        List<String> ours = run(List.of(olderFormat(kind, strategy), topology(kind, strategy)), ops);
+        List<String> kafka = run(List.of(olderFormat(kind, null), topology(kind, null)), ops, Reopen.KEEPING_STATE);
+        List<String> ours = run(List.of(olderFormat(kind, strategy), topology(kind, strategy)), ops, Reopen.KEEPING_STATE);
         assertEquals(kafka, ours, kind + " upgraded to headers, seed " + seed);
         assertTrue(kafka.stream().anyMatch(line -> line.contains("[]")), "old entries read back with empty headers; seed " + seed);
+        // The upgrade really starts from the older store's state: on lost state the results differ.
+        assertNotEquals(kafka, run(List.of(olderFormat(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
+            kind + ": an upgrade from lost state goes unseen, seed " + seed);
     }
 
     /**
@@ -319,23 +330,37 @@ class HeadersStoresDifferentialTest {
         };
     }
 
+    /** How a run closes and reopens its application half-way. */
+    private enum Reopen {
+        /** It does not: one driver on the one topology runs every operation. */
+        NONE,
+        /** The first driver closes keeping its state directory; the second reopens on it. */
+        KEEPING_STATE,
+        /** The first driver closes as {@code TopologyTestDriver.close()} does, deleting the state. */
+        LOSING_STATE
+    }
+
     /**
-     * Runs the first half of the operations on the first topology, closes the application and runs
-     * the second half on the second one over the same state directory; the results.
+     * Runs the first half of the operations on the first topology, closes the application as
+     * {@code reopen} says and runs the second half on the second one over the same state directory
+     * (with {@link Reopen#NONE}, every operation on the one topology); the results.
      */
-    private List<String> run(List<Supplier<Topology>> phases, List<Op> ops) {
+    private List<String> run(List<Supplier<Topology>> phases, List<Op> ops, Reopen reopen) {
         Path dir = stateDir.resolve("run-" + runs++);
         List<String> results = new ArrayList<>();
-        for (int phase = 0; phase < 2; phase++) {
-            List<Op> half = phase == 0 ? ops.subList(0, ops.size() / 2) : ops.subList(ops.size() / 2, ops.size());
+        for (int phase = 0; phase < phases.size(); phase++) {
+            List<Op> half = reopen == Reopen.NONE ? ops
+                : phase == 0 ? ops.subList(0, ops.size() / 2) : ops.subList(ops.size() / 2, ops.size());
             Supplier<Topology> topology = phases.get(phase);
+            boolean keepState = phase == 0 && reopen == Reopen.KEEPING_STATE;
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "headers-differential");
             props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
             props.put(StreamsConfig.STATE_DIR_CONFIG, dir.toString());
             props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
             props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-            try (TopologyTestDriver driver = new TopologyTestDriver(topology.get(), props)) {
+            TopologyTestDriver driver = new TopologyTestDriver(topology.get(), props);
+            try {
                 TestInputTopic<String, String> in = driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
                 TestOutputTopic<String, String> out = driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
                 for (Op op : half) {
@@ -343,6 +368,12 @@ class HeadersStoresDifferentialTest {
                         op.headers, op.timestamp));
                 }
                 out.readValuesToList().forEach(results::add);
+            } finally {
+                if (keepState) {
+                    TestDrivers.closeKeepingState(driver, props);
+                } else {
+                    driver.close();
+                }
             }
         }
         return results;

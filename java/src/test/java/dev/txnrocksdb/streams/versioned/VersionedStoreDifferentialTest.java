@@ -1,10 +1,12 @@
 package dev.txnrocksdb.streams.versioned;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
+import dev.txnrocksdb.streams.fixtures.TestDrivers;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -75,8 +77,8 @@ class VersionedStoreDifferentialTest {
     void sameResultsAsKafkasVersionedStore(TransactionStrategy strategy) {
         long seed = System.nanoTime();
         List<String[]> ops = operations(new Random(seed));
-        List<String> kafka = run(null, ops, false);
-        List<String> ours = run(strategy, ops, false);
+        List<String> kafka = run(null, ops, Reopen.NONE);
+        List<String> ours = run(strategy, ops, Reopen.NONE);
         compare(kafka, ours, ops, seed);
         assertTrue(kafka.stream().anyMatch(line -> line.contains("validTo=Optional[")), "some reads hit history; seed " + seed);
         assertTrue(kafka.stream().anyMatch(line -> line.equals("put " + Long.MIN_VALUE)), "some puts too old; seed " + seed);
@@ -87,7 +89,23 @@ class VersionedStoreDifferentialTest {
     void sameResultsAcrossACloseAndReopen(TransactionStrategy strategy) {
         long seed = System.nanoTime();
         List<String[]> ops = operations(new Random(seed));
-        compare(run(null, ops, true), run(strategy, ops, true), ops, seed);
+        List<String> kafka = run(null, ops, Reopen.KEEPING_STATE);
+        compare(kafka, run(strategy, ops, Reopen.KEEPING_STATE), ops, seed);
+        // The reopen really reopens on the state written before it: for Kafka's store it changes no
+        // result, and a reopen on lost state (a plain driver close deletes the task directories)
+        // changes some, so a store of ours that lost its state would fail the comparison above.
+        assertEquals(run(null, ops, Reopen.NONE), kafka, "Kafka's store across a reopen; seed " + seed);
+        assertNotEquals(kafka, run(null, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
+    }
+
+    /** How a run closes and reopens its application half-way. */
+    private enum Reopen {
+        /** It does not: one driver runs every operation. */
+        NONE,
+        /** The first driver closes keeping its state directory; the second reopens on it. */
+        KEEPING_STATE,
+        /** The first driver closes as {@code TopologyTestDriver.close()} does, deleting the state. */
+        LOSING_STATE
     }
 
     private static void compare(List<String> kafka, List<String> ours, List<String[]> ops, long seed) {
@@ -200,26 +218,35 @@ class VersionedStoreDifferentialTest {
         return record == null ? "null" : record.value() + "@" + record.timestamp() + " validTo=" + record.validTo();
     }
 
-    /** Runs the operations on one application (one store), optionally closing and reopening it half-way. */
-    private List<String> run(TransactionStrategy ours, List<String[]> ops, boolean reopen) {
+    /** Runs the operations on one application (one store), closing and reopening it half-way as {@code reopen} says. */
+    private List<String> run(TransactionStrategy ours, List<String[]> ops, Reopen reopen) {
         Path dir = stateDir.resolve("run-" + runs++);
         List<String> results = new ArrayList<>();
-        List<List<String[]>> phases = reopen
+        List<List<String[]>> phases = reopen != Reopen.NONE
             ? List.of(ops.subList(0, ops.size() / 2), ops.subList(ops.size() / 2, ops.size())) : List.of(ops);
-        for (List<String[]> phase : phases) {
+        for (int i = 0; i < phases.size(); i++) {
+            List<String[]> phase = phases.get(i);
+            boolean keepState = i == 0 && reopen == Reopen.KEEPING_STATE;
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "versioned-differential");
             props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
             props.put(StreamsConfig.STATE_DIR_CONFIG, dir.toString());
             props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
             props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-            try (TopologyTestDriver driver = new TopologyTestDriver(topology(ours), props)) {
+            TopologyTestDriver driver = new TopologyTestDriver(topology(ours), props);
+            try {
                 TestInputTopic<String, String> in = driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
                 TestOutputTopic<String, String> out = driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
                 for (String[] op : phase) {
                     in.pipeInput(op[1], op[0] + "|" + op[2] + "|" + op[4], Long.parseLong(op[3]));
                 }
                 out.readValuesToList().forEach(results::add);
+            } finally {
+                if (keepState) {
+                    TestDrivers.closeKeepingState(driver, props);
+                } else {
+                    driver.close();
+                }
             }
         }
         return results;
