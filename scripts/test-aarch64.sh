@@ -73,5 +73,5 @@ mvn -B --no-transfer-progress -pl java surefire:test -Dtest=PlatformSmokeTest \
   -Dtxn.rocksdb.smoke.java="$aarch64_java" \
   -Dtxn.rocksdb.smoke.classpath="$root/dist/txn-rocksdb-streams-$version.jar:$root/java/target/test-classes:$(cat "$deps")" \
   -Dtxn.rocksdb.smoke.platform=linux-aarch64
-grep -h '^VERIFIED' java/target/surefire-reports/dev.txnrocksdb.streams.PlatformSmokeTest-output.txt || true
+grep -h '^VERIFIED' java/target/surefire-reports/dev.txnrocksdb.streams.loader.PlatformSmokeTest-output.txt || true
 echo "test-aarch64.sh: passed in $(( $(date +%s) - start )) s (Rust tests and their build: $(( rust_done - start )) s)"

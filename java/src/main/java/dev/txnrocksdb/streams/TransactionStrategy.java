@@ -1,8 +1,5 @@
 package dev.txnrocksdb.streams;
 
-import java.util.Locale;
-import org.apache.kafka.common.config.ConfigException;
-
 /**
  * Where a transactional txn-rocksdb store keeps its uncommitted writes until Kafka Streams commits
  * it. Either way a crash leaves the store at exactly its last commit, the changelog offsets
@@ -48,46 +45,12 @@ public enum TransactionStrategy {
     }
 
     /**
-     * The spelling in {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG} and in the native
-     * library: {@code indexed-batch} or {@code secondary-store}.
+     * The spelling in {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG} (read case-insensitively)
+     * and in the native library: {@code indexed-batch} or {@code secondary-store}.
      *
      * @return the configuration value of this strategy
      */
     public String configName() {
         return configName;
-    }
-
-    /**
-     * Parses a value of {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}
-     * or {@code secondary-store} (surrounding whitespace and letter case are ignored).
-     *
-     * @param value the configured value
-     * @return the strategy it names
-     * @throws ConfigException naming {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, the
-     *     value and the allowed values, if {@code value} is null or names no strategy
-     */
-    public static TransactionStrategy parse(String value) {
-        if (value != null) {
-            String text = value.trim().toLowerCase(Locale.ROOT);
-            for (TransactionStrategy strategy : values()) {
-                if (strategy.configName.equals(text)) {
-                    return strategy;
-                }
-            }
-        }
-        throw new ConfigException(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, value,
-            "Expected one of: " + allowedValues());
-    }
-
-    /** The allowed configuration values, comma-separated: {@code indexed-batch, secondary-store}. */
-    static String allowedValues() {
-        StringBuilder out = new StringBuilder();
-        for (TransactionStrategy strategy : values()) {
-            if (out.length() > 0) {
-                out.append(", ");
-            }
-            out.append(strategy.configName);
-        }
-        return out.toString();
     }
 }

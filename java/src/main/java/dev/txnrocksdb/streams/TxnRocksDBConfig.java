@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeTuning;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -235,18 +236,18 @@ public final class TxnRocksDBConfig {
         }
     }
 
-    /** Accepts what {@link TransactionStrategy#parse} accepts, with its message otherwise. */
+    /** Accepts what {@link ConfigValues#transactionStrategy} accepts, with its message otherwise. */
     private static final class StrategyValidator implements ConfigDef.Validator {
         @Override
         public void ensureValid(String name, Object value) {
             if (!(value instanceof TransactionStrategy)) {
-                TransactionStrategy.parse(value == null ? null : value.toString());
+                ConfigValues.transactionStrategy(value == null ? null : value.toString());
             }
         }
 
         @Override
         public String toString() {
-            return "[" + TransactionStrategy.allowedValues() + "] (case-insensitive)";
+            return "[" + ConfigValues.transactionStrategies() + "] (case-insensitive)";
         }
     }
 }

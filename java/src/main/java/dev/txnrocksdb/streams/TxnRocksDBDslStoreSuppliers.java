@@ -1,6 +1,8 @@
 package dev.txnrocksdb.streams;
 
 import dev.txnrocksdb.streams.internals.StoreSettings;
+import dev.txnrocksdb.streams.internals.SupplierFactory;
+import dev.txnrocksdb.streams.internals.TxnWindowStore;
 import java.util.Map;
 import org.apache.kafka.streams.DslStoreFormat;
 import org.apache.kafka.streams.kstream.EmitStrategy;
@@ -34,10 +36,10 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * <table>
  *   <caption>What each DSL request gets</caption>
  *   <tr><th>request</th><th>format</th><th>store</th></tr>
- *   <tr><td>key-value</td><td>PLAIN / TIMESTAMPED / HEADERS</td><td>{@link TxnKeyValueStore} / {@link TxnTimestampedKeyValueStore} / {@link TxnTimestampedKeyValueStoreWithHeaders}</td></tr>
- *   <tr><td>window, emit on update</td><td>PLAIN / TIMESTAMPED (or none) / HEADERS</td><td>{@link TxnWindowStore} / {@link TxnTimestampedWindowStore} / {@link TxnTimestampedWindowStoreWithHeaders}</td></tr>
- *   <tr><td>window, emit on window close</td><td>any but HEADERS / HEADERS</td><td>{@link TxnTimestampedWindowStore} / {@link TxnTimestampedWindowStoreWithHeaders}, time-ordered (below)</td></tr>
- *   <tr><td>session</td><td>any but HEADERS / HEADERS</td><td>{@link TxnSessionStore} / {@link TxnSessionStoreWithHeaders}; for emit on window close one that answers {@code findSessions(long, long)}</td></tr>
+ *   <tr><td>key-value</td><td>PLAIN / TIMESTAMPED / HEADERS</td><td>key-value store / timestamped key-value store / timestamped key-value store with headers</td></tr>
+ *   <tr><td>window, emit on update</td><td>PLAIN / TIMESTAMPED (or none) / HEADERS</td><td>window store / timestamped window store / timestamped window store with headers</td></tr>
+ *   <tr><td>window, emit on window close</td><td>any but HEADERS / HEADERS</td><td>timestamped window store / timestamped window store with headers, time-ordered (below)</td></tr>
+ *   <tr><td>session</td><td>any but HEADERS / HEADERS</td><td>session store / session store with headers; for emit on window close one that answers {@code findSessions(long, long)}</td></tr>
  * </table>
  *
  * <p><b>HEADERS format.</b> For {@code DslStoreFormat.HEADERS} (e.g. {@code dsl.store.format=headers},
@@ -69,8 +71,8 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * Kafka's indexed time-ordered stores do, and time-first otherwise (uncached). Puts into expired
  * segments are dropped (and counted), and expired segments deleted, by Kafka's rule.
  *
- * <p><b>Emit-final sessions</b> get a {@link TxnSessionStore} that implements
- * {@link TxnSessionStore#findSessions(long, long)}, which the emit-final processor reads closed
+ * <p><b>Emit-final sessions</b> get a session store that implements
+ * {@code findSessions(long, long)}, which the emit-final processor reads closed
  * sessions with, returning what Kafka's time-ordered session store returns, in its order. Other
  * session stores throw {@code UnsupportedOperationException} there, as Kafka's do.
  */
@@ -133,10 +135,10 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
         }
         boolean timeOrdered = layout != TxnWindowStore.Layout.KEY_FIRST;
         if (format == DslStoreFormat.HEADERS) {
-            return TxnStores.windowStoreWithHeaders(params.name(), params.retentionPeriod(), params.windowSize(),
+            return SupplierFactory.windowStoreWithHeaders(params.name(), params.retentionPeriod(), params.windowSize(),
                 params.retainDuplicates(), transactional, null, layout);
         }
-        return TxnStores.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
+        return SupplierFactory.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
             params.retainDuplicates(), timeOrdered || format != DslStoreFormat.PLAIN, transactional, null, layout);
     }
 
@@ -144,8 +146,8 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
         boolean emitFinal = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE;
         return params.storeFormat() == DslStoreFormat.HEADERS
-            ? TxnStores.sessionStoreWithHeaders(params.name(), params.retentionPeriod(), transactional, null, emitFinal)
-            : TxnStores.sessionStore(params.name(), params.retentionPeriod(), transactional, null, emitFinal);
+            ? SupplierFactory.sessionStoreWithHeaders(params.name(), params.retentionPeriod(), transactional, null, emitFinal)
+            : SupplierFactory.sessionStore(params.name(), params.retentionPeriod(), transactional, null, emitFinal);
     }
 
     @Override

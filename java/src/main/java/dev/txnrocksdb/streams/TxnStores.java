@@ -3,6 +3,12 @@ package dev.txnrocksdb.streams;
 import static org.apache.kafka.streams.internals.ApiUtils.prepareMillisCheckFailMsgPrefix;
 import static org.apache.kafka.streams.internals.ApiUtils.validateMillisecondDuration;
 
+import dev.txnrocksdb.streams.internals.SupplierFactory;
+import dev.txnrocksdb.streams.internals.TxnKeyValueBytesStoreSupplier;
+import dev.txnrocksdb.streams.internals.TxnKeyValueHeadersBytesStoreSupplier;
+import dev.txnrocksdb.streams.internals.TxnTimestampedKeyValueBytesStoreSupplier;
+import dev.txnrocksdb.streams.internals.TxnVersionedBytesStoreSupplier;
+import dev.txnrocksdb.streams.internals.TxnWindowStore;
 import java.time.Duration;
 import java.util.Objects;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
@@ -48,7 +54,7 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param transactional true: writes are staged and become durable at commit; false:
      *     write-through, like Kafka's RocksDB store, on the same engine
-     * @return a supplier of {@link TxnKeyValueStore}s
+     * @return a supplier of key-value stores
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name, boolean transactional) {
@@ -62,7 +68,7 @@ public final class TxnStores {
      *
      * @param name name of the store (cannot be {@code null})
      * @param transactional true: writes are staged and become durable at commit; false: write-through
-     * @return a supplier of {@link TxnTimestampedKeyValueStore}s
+     * @return a supplier of timestamped key-value stores
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name, boolean transactional) {
@@ -74,7 +80,7 @@ public final class TxnStores {
      * A persistent transactional key-value store supplier: {@code persistentKeyValueStore(name, true)}.
      *
      * @param name name of the store (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnKeyValueStore}s
+     * @return a supplier of transactional key-value stores
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(String name) {
@@ -87,7 +93,7 @@ public final class TxnStores {
      *
      * @param name name of the store (cannot be {@code null})
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnKeyValueStore}s
+     * @return a supplier of transactional key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(String name,
@@ -101,7 +107,7 @@ public final class TxnStores {
      * {@code persistentTimestampedKeyValueStore(name, true)}.
      *
      * @param name name of the store (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnTimestampedKeyValueStore}s
+     * @return a supplier of transactional timestamped key-value stores
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name) {
@@ -114,7 +120,7 @@ public final class TxnStores {
      *
      * @param name name of the store (cannot be {@code null})
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnTimestampedKeyValueStore}s
+     * @return a supplier of transactional timestamped key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name,
@@ -134,7 +140,7 @@ public final class TxnStores {
      * @param retainDuplicates whether to keep every put, as stream-stream joins need
      * @param transactional true: writes are staged and become durable at commit; false:
      *     write-through, like Kafka's RocksDB store, on the same engine
-     * @return a supplier of {@link TxnWindowStore}s
+     * @return a supplier of window stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code retentionPeriod} or {@code windowSize} is negative,
      *     not representable in milliseconds, or {@code retentionPeriod} is smaller than {@code windowSize}
@@ -142,14 +148,14 @@ public final class TxnStores {
     public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
                                                                  Duration windowSize, boolean retainDuplicates,
                                                                  boolean transactional) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional, null);
+        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional, null);
     }
 
     /**
      * A persistent timestamped window store supplier, for {@code Stores.timestampedWindowStoreBuilder}
      * and the DSL.
      *
-     * @return a supplier of {@link TxnTimestampedWindowStore}s
+     * @return a supplier of timestamped window stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      * @see #persistentWindowStore
@@ -157,7 +163,7 @@ public final class TxnStores {
     public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
                                                                             Duration windowSize, boolean retainDuplicates,
                                                                             boolean transactional) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional, null);
+        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional, null);
     }
 
     /**
@@ -182,7 +188,7 @@ public final class TxnStores {
      * @param windowSize the size of the windows (cannot be negative)
      * @param retainDuplicates whether to keep every put, as stream-stream joins need
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnWindowStore}s
+     * @return a supplier of transactional window stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
@@ -190,7 +196,7 @@ public final class TxnStores {
                                                                               Duration windowSize,
                                                                               boolean retainDuplicates,
                                                                               TransactionStrategy strategy) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, true, requireStrategy(strategy));
+        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, true, requireStrategy(strategy));
     }
 
     /**
@@ -216,7 +222,7 @@ public final class TxnStores {
      * @param windowSize the size of the windows (cannot be negative)
      * @param retainDuplicates whether to keep every put, as stream-stream joins need
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnTimestampedWindowStore}s
+     * @return a supplier of transactional timestamped window stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
@@ -225,7 +231,7 @@ public final class TxnStores {
                                                                                          Duration windowSize,
                                                                                          boolean retainDuplicates,
                                                                                          TransactionStrategy strategy) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, true, requireStrategy(strategy));
+        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, true, requireStrategy(strategy));
     }
 
     // ---------------------------------------------------------------- session stores
@@ -239,14 +245,14 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
      * @param transactional true: writes are staged and become durable at commit; false: write-through
-     * @return a supplier of {@link TxnSessionStore}s
+     * @return a supplier of session stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or not representable
      *     in milliseconds
      */
     public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
                                                                    boolean transactional) {
-        return sessionStore(name, retentionPeriod, transactional, null, false);
+        return SupplierFactory.sessionStore(name, retentionPeriod, transactional, null, false);
     }
 
     /**
@@ -266,13 +272,13 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnSessionStore}s
+     * @return a supplier of transactional session stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
     public static SessionBytesStoreSupplier persistentTransactionalSessionStore(String name, Duration retentionPeriod,
                                                                                 TransactionStrategy strategy) {
-        return sessionStore(name, retentionPeriod, true, requireStrategy(strategy), false);
+        return SupplierFactory.sessionStore(name, retentionPeriod, true, requireStrategy(strategy), false);
     }
 
     // ---------------------------------------------------------------- stores with headers (KIP-1271)
@@ -286,7 +292,7 @@ public final class TxnStores {
      *
      * @param name name of the store (cannot be {@code null})
      * @param transactional true: writes are staged and become durable at commit; false: write-through
-     * @return a supplier of {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @return a supplier of timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name,
@@ -300,7 +306,7 @@ public final class TxnStores {
      * {@code persistentTimestampedKeyValueStoreWithHeaders(name, true)}.
      *
      * @param name name of the store (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @return a supplier of transactional timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(String name) {
@@ -313,7 +319,7 @@ public final class TxnStores {
      *
      * @param name name of the store (cannot be {@code null})
      * @param strategy where the stores keep uncommitted writes (cannot be {@code null})
-     * @return a supplier of transactional {@link TxnTimestampedKeyValueStoreWithHeaders}s
+     * @return a supplier of transactional timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
     public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(
@@ -332,7 +338,7 @@ public final class TxnStores {
      * @param windowSize the size of the windows (cannot be negative)
      * @param retainDuplicates whether to keep every put, as stream-stream joins need
      * @param transactional true: writes are staged and become durable at commit; false: write-through
-     * @return a supplier of {@link TxnTimestampedWindowStoreWithHeaders}s
+     * @return a supplier of timestamped window store with headerss
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
@@ -341,7 +347,7 @@ public final class TxnStores {
                                                                                        Duration windowSize,
                                                                                        boolean retainDuplicates,
                                                                                        boolean transactional) {
-        return windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, transactional, null,
+        return SupplierFactory.windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, transactional, null,
             TxnWindowStore.Layout.KEY_FIRST);
     }
 
@@ -368,7 +374,7 @@ public final class TxnStores {
     public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStoreWithHeaders(
             String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates,
             TransactionStrategy strategy) {
-        return windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true,
+        return SupplierFactory.windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true,
             requireStrategy(strategy), TxnWindowStore.Layout.KEY_FIRST);
     }
 
@@ -381,13 +387,13 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param retentionPeriod how long sessions are kept after they end (cannot be negative)
      * @param transactional true: writes are staged and become durable at commit; false: write-through
-     * @return a supplier of {@link TxnSessionStoreWithHeaders}s
+     * @return a supplier of session store with headerss
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
     public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod,
                                                                               boolean transactional) {
-        return sessionStoreWithHeaders(name, retentionPeriod, transactional, null, false);
+        return SupplierFactory.sessionStoreWithHeaders(name, retentionPeriod, transactional, null, false);
     }
 
     /**
@@ -412,41 +418,7 @@ public final class TxnStores {
      */
     public static SessionBytesStoreSupplier persistentTransactionalSessionStoreWithHeaders(
             String name, Duration retentionPeriod, TransactionStrategy strategy) {
-        return sessionStoreWithHeaders(name, retentionPeriod, true, requireStrategy(strategy), false);
-    }
-
-    /**
-     * Kafka's {@code Stores.persistentSessionStore} argument checks, then our supplier.
-     *
-     * @param strategy the stores' own transaction strategy, or null for the configured one
-     */
-    static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
-                                                     TransactionStrategy strategy, boolean emitFinal) {
-        return new TxnSessionBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional, strategy,
-            emitFinal);
-    }
-
-    /**
-     * Kafka's {@code Stores.persistentSessionStoreWithHeaders} argument checks, then our supplier.
-     *
-     * @param strategy the stores' own transaction strategy, or null for the configured one
-     */
-    static TxnSessionHeadersBytesStoreSupplier sessionStoreWithHeaders(String name, Duration retentionPeriod,
-                                                                       boolean transactional, TransactionStrategy strategy,
-                                                                       boolean emitFinal) {
-        return new TxnSessionHeadersBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional,
-            strategy, emitFinal);
-    }
-
-    /** Kafka's session store argument checks: the retention period in ms. */
-    private static long sessionMillis(String name, Duration retentionPeriod) {
-        Objects.requireNonNull(name, "name cannot be null");
-        String msgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
-        long retentionPeriodMs = validateMillisecondDuration(retentionPeriod, msgPrefix);
-        if (retentionPeriodMs < 0) {
-            throw new IllegalArgumentException("retentionPeriod cannot be negative");
-        }
-        return retentionPeriodMs;
+        return SupplierFactory.sessionStoreWithHeaders(name, retentionPeriod, true, requireStrategy(strategy), false);
     }
 
     /**
@@ -459,14 +431,14 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param historyRetention how long superseded versions stay readable, also the grace period for
      *     out-of-order puts (cannot be negative)
-     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @return a supplier of versioned key-value stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code historyRetention} is negative or not in milliseconds' range
      */
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
         Objects.requireNonNull(name, "name cannot be null");
-        long historyRetentionMs = historyRetentionMillis(historyRetention);
-        return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, defaultSegmentInterval(historyRetentionMs), null);
+        long historyRetentionMs = SupplierFactory.historyRetentionMillis(historyRetention);
+        return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, SupplierFactory.defaultSegmentInterval(historyRetentionMs), null);
     }
 
     /**
@@ -477,7 +449,7 @@ public final class TxnStores {
      * @param name name of the store (cannot be {@code null})
      * @param historyRetention how long superseded versions stay readable (cannot be negative)
      * @param segmentInterval the width of a segment of history (must be positive)
-     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @return a supplier of versioned key-value stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code historyRetention} is negative or {@code segmentInterval}
      *     is not positive
@@ -496,7 +468,7 @@ public final class TxnStores {
      * @param historyRetention how long superseded versions stay readable (cannot be negative)
      * @param segmentInterval the width of a segment of history (must be positive)
      * @param strategy where the stores keep uncommitted writes, or null for the configured one
-     * @return a supplier of {@link TxnVersionedKeyValueStore}s
+     * @return a supplier of versioned key-value stores
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException if {@code historyRetention} is negative or {@code segmentInterval}
      *     is not positive
@@ -504,91 +476,13 @@ public final class TxnStores {
     public static VersionedBytesStoreSupplier persistentTransactionalVersionedKeyValueStore(
             String name, Duration historyRetention, Duration segmentInterval, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
-        long historyRetentionMs = historyRetentionMillis(historyRetention);
+        long historyRetentionMs = SupplierFactory.historyRetentionMillis(historyRetention);
         String msgPrefix = prepareMillisCheckFailMsgPrefix(segmentInterval, "segmentInterval");
         long segmentIntervalMs = validateMillisecondDuration(segmentInterval, msgPrefix);
         if (segmentIntervalMs < 1L) {
             throw new IllegalArgumentException("segmentInterval cannot be zero or negative");
         }
         return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, segmentIntervalMs, strategy);
-    }
-
-    /** Kafka's versioned store argument check: the history retention in ms. */
-    private static long historyRetentionMillis(Duration historyRetention) {
-        String msgPrefix = prepareMillisCheckFailMsgPrefix(historyRetention, "historyRetention");
-        long historyRetentionMs = validateMillisecondDuration(historyRetention, msgPrefix);
-        if (historyRetentionMs < 0L) {
-            throw new IllegalArgumentException("historyRetention cannot be negative");
-        }
-        return historyRetentionMs;
-    }
-
-    /** Kafka's default segment interval for a history retention ({@code RocksDbVersionedKeyValueBytesStoreSupplier}). */
-    static long defaultSegmentInterval(long historyRetentionMs) {
-        if (historyRetentionMs <= 60_000L) {
-            return Math.max(historyRetentionMs / 3, 2_000L);
-        } else if (historyRetentionMs <= 300_000L) {
-            return Math.max(historyRetentionMs / 5, 20_000L);
-        } else if (historyRetentionMs <= 3_600_000L) {
-            return Math.max(historyRetentionMs / 12, 60_000L);
-        } else {
-            return Math.max(historyRetentionMs / 24, 300_000L);
-        }
-    }
-
-    /**
-     * Kafka's {@code Stores.persistentWindowStore} argument checks, then our supplier.
-     *
-     * @param strategy the stores' own transaction strategy, or null for the configured one
-     */
-    static TxnWindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-                                                   boolean retainDuplicates, boolean timestamped, boolean transactional,
-                                                   TransactionStrategy strategy, TxnWindowStore.Layout layout) {
-        long[] millis = windowMillis(name, retentionPeriod, windowSize);
-        return new TxnWindowBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, timestamped,
-            transactional, strategy, layout);
-    }
-
-    /**
-     * Kafka's {@code Stores.persistentTimestampedWindowStoreWithHeaders} argument checks, then our supplier.
-     *
-     * @param strategy the stores' own transaction strategy, or null for the configured one
-     */
-    static TxnWindowHeadersBytesStoreSupplier windowStoreWithHeaders(String name, Duration retentionPeriod,
-                                                                     Duration windowSize, boolean retainDuplicates,
-                                                                     boolean transactional, TransactionStrategy strategy,
-                                                                     TxnWindowStore.Layout layout) {
-        long[] millis = windowMillis(name, retentionPeriod, windowSize);
-        return new TxnWindowHeadersBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, transactional,
-            strategy, layout);
-    }
-
-    /** Kafka's window store argument checks: the retention period and window size in ms. */
-    private static long[] windowMillis(String name, Duration retentionPeriod, Duration windowSize) {
-        Objects.requireNonNull(name, "name cannot be null");
-        String rpMsgPrefix = prepareMillisCheckFailMsgPrefix(retentionPeriod, "retentionPeriod");
-        long retentionMs = validateMillisecondDuration(retentionPeriod, rpMsgPrefix);
-        String wsMsgPrefix = prepareMillisCheckFailMsgPrefix(windowSize, "windowSize");
-        long windowSizeMs = validateMillisecondDuration(windowSize, wsMsgPrefix);
-        if (retentionMs < 0L) {
-            throw new IllegalArgumentException("retentionPeriod cannot be negative");
-        }
-        if (windowSizeMs < 0L) {
-            throw new IllegalArgumentException("windowSize cannot be negative");
-        }
-        if (windowSizeMs > retentionMs) {
-            throw new IllegalArgumentException("The retention period of the window store " + name
-                + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
-                + retentionPeriod + "]");
-        }
-        return new long[] {retentionMs, windowSizeMs};
-    }
-
-    private static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-                                                        boolean retainDuplicates, boolean timestamped,
-                                                        boolean transactional, TransactionStrategy strategy) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
-            TxnWindowStore.Layout.KEY_FIRST);
     }
 
     private static TransactionStrategy requireStrategy(TransactionStrategy strategy) {

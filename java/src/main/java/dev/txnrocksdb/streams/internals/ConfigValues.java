@@ -1,5 +1,7 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -29,5 +31,39 @@ public final class ConfigValues {
     public static String stringValue(Map<String, ?> configs, String name) {
         Object value = configs.get(name);
         return value == null ? null : value.toString();
+    }
+
+    /**
+     * Parses a value of {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}
+     * or {@code secondary-store} (surrounding whitespace and letter case are ignored).
+     *
+     * @param value the configured value
+     * @return the strategy it names
+     * @throws ConfigException naming {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, the
+     *     value and the allowed values, if {@code value} is null or names no strategy
+     */
+    public static TransactionStrategy transactionStrategy(String value) {
+        if (value != null) {
+            String text = value.trim().toLowerCase(Locale.ROOT);
+            for (TransactionStrategy strategy : TransactionStrategy.values()) {
+                if (strategy.configName().equals(text)) {
+                    return strategy;
+                }
+            }
+        }
+        throw new ConfigException(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, value,
+            "Expected one of: " + transactionStrategies());
+    }
+
+    /** The allowed values of the strategy setting, comma-separated: {@code indexed-batch, secondary-store}. */
+    public static String transactionStrategies() {
+        StringBuilder out = new StringBuilder();
+        for (TransactionStrategy strategy : TransactionStrategy.values()) {
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append(strategy.configName());
+        }
+        return out.toString();
     }
 }

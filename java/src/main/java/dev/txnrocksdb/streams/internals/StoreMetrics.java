@@ -1,8 +1,5 @@
 package dev.txnrocksdb.streams.internals;
 
-import dev.txnrocksdb.streams.TxnKeyValueBytesStoreSupplier;
-import dev.txnrocksdb.streams.TxnSessionBytesStoreSupplier;
-import dev.txnrocksdb.streams.TxnWindowBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSessionStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
@@ -41,6 +38,13 @@ import org.apache.kafka.streams.processor.internals.metrics.StreamsMetricsImpl;
  * batch. Everything is removed when the store closes.
  */
 public final class StoreMetrics {
+    /** The metrics scope of key-value and versioned stores. */
+    public static final String KEY_VALUE_SCOPE = "txn-rocksdb";
+    /** The metrics scope of window stores. */
+    public static final String WINDOW_SCOPE = "txn-rocksdb-window";
+    /** The metrics scope of session stores. */
+    public static final String SESSION_SCOPE = "txn-rocksdb-session";
+
     private static final long SNAPSHOT_MAX_AGE_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final String GROUP = StreamsMetricsImpl.STATE_STORE_LEVEL_GROUP;
 
@@ -90,12 +94,12 @@ public final class StoreMetrics {
     /** The metrics scope of a store kind: the one its supplier reports, so these metrics sit beside Kafka's metered ones. */
     static String scopeOf(NativeStore store) {
         if (store instanceof NativeWindowStore) {
-            return TxnWindowBytesStoreSupplier.METRICS_SCOPE;
+            return StoreMetrics.WINDOW_SCOPE;
         }
         if (store instanceof NativeSessionStore) {
-            return TxnSessionBytesStoreSupplier.METRICS_SCOPE;
+            return StoreMetrics.SESSION_SCOPE;
         }
-        return TxnKeyValueBytesStoreSupplier.METRICS_SCOPE;
+        return StoreMetrics.KEY_VALUE_SCOPE;
     }
 
     private void registerAll(boolean statistics) {

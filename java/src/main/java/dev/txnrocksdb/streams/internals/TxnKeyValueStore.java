@@ -1,0 +1,181 @@
+package dev.txnrocksdb.streams.internals;
+
+import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.internals.nativeapi.BatchEncoder;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import java.util.List;
+import java.util.Objects;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.ProcessorStateException;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * A persistent key-value bytes store on the txn-rocksdb native engine (one RocksDB instance per
+ * store, in {@code <task state dir>/<store name>}).
+ *
+ * <p>Transactional (the default of {@link dev.txnrocksdb.streams.TxnStores}): writes are staged and become durable,
+ * together with the changelog offsets and the store's {@link org.apache.kafka.streams.query.Position}, only when Kafka Streams
+ * commits the store ({@link #commit(java.util.Map)}). A crash or an unclean close drops the staged writes,
+ * so under exactly-once the store never holds writes of an aborted transaction and need not be
+ * wiped. Reads see the staged writes; {@code readOnly(IsolationLevel.READ_COMMITTED)} (and IQv2
+ * with {@code READ_COMMITTED}) sees committed data only.
+ *
+ * <p>Write-through ({@code transactional=false}): every write goes straight to the engine, as in
+ * Kafka's RocksDB store; commits only record offsets and position.
+ *
+ * <p>In both modes the store manages its own offsets ({@link #managesOffsets()}), so Kafka Streams
+ * keeps no checkpoint file for it. Behaviour not stated here follows Kafka's {@code RocksDBStore}:
+ * null keys throw {@link NullPointerException}, a null value deletes, a range whose {@code from}
+ * is greater than {@code to} is empty, a null range bound is unbounded, and use after close throws
+ * {@link InvalidStateStoreException}.
+ */
+public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> implements KeyValueStore<Bytes, byte[]> {
+    private final KeyValueReadView reads;
+    private final KeyValueReadView committedReads;
+
+    /**
+     * Creates a store; it opens in {@link #init}. Package-private: applications get stores from the
+     * suppliers of {@link dev.txnrocksdb.streams.TxnStores} (or {@link dev.txnrocksdb.streams.TxnRocksDBDslStoreSuppliers}); tests build them directly.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnKeyValueStore(String name, boolean transactional) {
+        this(name, transactional, null);
+    }
+
+    /**
+     * Creates a store with its own transaction strategy; it opens in {@link #init}. Package-private:
+     * applications get stores from the suppliers of {@link dev.txnrocksdb.streams.TxnStores}.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link dev.txnrocksdb.streams.TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @throws NullPointerException if {@code name} is null
+     */
+    public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+        super(name, transactional, strategy);
+        this.reads = new KeyValueReadView(core::store, false);
+        this.committedReads = new KeyValueReadView(core::store, true);
+    }
+
+    /**
+     * Opens the store in {@code context.stateDir()/<name>} and registers it for restoration.
+     * Reads {@link dev.txnrocksdb.streams.TxnRocksDBConfig} entries and the exactly-once settings from
+     * {@code context.appConfigs()}.
+     *
+     * @throws ProcessorStateException if the store is already open, its directory cannot be
+     *     created, the engine fails to open it, or the exactly-once settings conflict with this
+     *     store (see {@link dev.txnrocksdb.streams.TransactionalStateStore})
+     */
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        core.init(context, root, valueFormat(),
+            (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    @Override
+    public void put(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        core.store().put(key.get(), value);
+        core.recordWrite();
+    }
+
+    @Override
+    public byte[] putIfAbsent(Bytes key, byte[] value) {
+        Objects.requireNonNull(key, "key cannot be null");
+        if (value == null) {
+            // Kafka's stores never write a null value here: nothing to put.
+            return get(key);
+        }
+        byte[] existing = core.store().putIfAbsent(key.get(), value);
+        if (existing == null) {
+            core.recordWrite();
+        }
+        return existing;
+    }
+
+    /** Writes every entry in one native call; a null value deletes. */
+    @Override
+    public void putAll(List<KeyValue<Bytes, byte[]>> entries) {
+        Objects.requireNonNull(entries, "entries cannot be null");
+        for (KeyValue<Bytes, byte[]> entry : entries) {
+            Objects.requireNonNull(entry, "entry cannot be null");
+            Objects.requireNonNull(entry.key, "key cannot be null");
+        }
+        NativeKeyValueStore store = core.store();
+        byte[] batch = BatchEncoder.encode(entries, entry -> entry.key.get(), entry -> entry.value);
+        store.putAll(batch);
+        core.recordWrite();
+    }
+
+    @Override
+    public byte[] delete(Bytes key) {
+        Objects.requireNonNull(key, "key cannot be null");
+        byte[] old = core.store().delete(key.get());
+        core.recordWrite();
+        return old;
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    @Override
+    public byte[] get(Bytes key) {
+        return reads.get(key);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        return reads.range(from, to);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        return reads.reverseRange(from, to);
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> all() {
+        return reads.all();
+    }
+
+    @Override
+    public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        return reads.reverseAll();
+    }
+
+    /** Keys that start with the serialized prefix, in ascending order. */
+    @Override
+    public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        return reads.prefixScan(prefix, prefixKeySerializer);
+    }
+
+    @Override
+    public long approximateNumEntries() {
+        return reads.approximateNumEntries();
+    }
+
+    /**
+     * {@code READ_COMMITTED}: a view of committed data only. {@code READ_UNCOMMITTED}: this store.
+     *
+     * @throws InvalidStateStoreException if the store is not open
+     */
+    @Override
+    public ReadOnlyKeyValueStore<Bytes, byte[]> readOnly(IsolationLevel isolationLevel) {
+        Objects.requireNonNull(isolationLevel, "isolationLevel cannot be null");
+        core.store();
+        return isolationLevel == IsolationLevel.READ_COMMITTED ? committedReads : this;
+    }
+}

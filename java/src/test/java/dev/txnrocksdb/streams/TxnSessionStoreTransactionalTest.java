@@ -1,9 +1,0 @@
-package dev.txnrocksdb.streams;
-
-/** Kafka's session store cases on transactional txn-rocksdb session stores. */
-class TxnSessionStoreTransactionalTest extends AbstractTxnSessionStoreTest {
-    @Override
-    boolean transactional() {
-        return true;
-    }
-}

@@ -1,9 +1,0 @@
-package dev.txnrocksdb.streams;
-
-/** Kafka's session store cases on write-through txn-rocksdb session stores. */
-class TxnSessionStoreWriteThroughTest extends AbstractTxnSessionStoreTest {
-    @Override
-    boolean transactional() {
-        return false;
-    }
-}

@@ -1,9 +1,0 @@
-package dev.txnrocksdb.streams;
-
-/** Kafka's window store cases on transactional txn-rocksdb window stores. */
-class TxnWindowStoreTransactionalTest extends AbstractTxnWindowStoreTest {
-    @Override
-    boolean transactional() {
-        return true;
-    }
-}

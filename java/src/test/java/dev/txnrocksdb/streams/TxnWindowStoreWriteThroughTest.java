@@ -1,9 +1,0 @@
-package dev.txnrocksdb.streams;
-
-/** Kafka's window store cases on write-through txn-rocksdb window stores. */
-class TxnWindowStoreWriteThroughTest extends AbstractTxnWindowStoreTest {
-    @Override
-    boolean transactional() {
-        return false;
-    }
-}
