@@ -89,13 +89,15 @@ class VersionedStoreDifferentialTest {
     void sameResultsAcrossACloseAndReopen(TransactionStrategy strategy) {
         long seed = System.nanoTime();
         List<String[]> ops = operations(new Random(seed));
-        List<String> kafka = run(null, ops, Reopen.KEEPING_STATE);
-        compare(kafka, run(strategy, ops, Reopen.KEEPING_STATE), ops, seed);
-        // The reopen really reopens on the state written before it: for Kafka's store it changes no
-        // result, and a reopen on lost state (a plain driver close deletes the task directories)
-        // changes some, so a store of ours that lost its state would fail the comparison above.
-        assertEquals(run(null, ops, Reopen.NONE), kafka, "Kafka's store across a reopen; seed " + seed);
-        assertNotEquals(kafka, run(null, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
+        // The reference is Kafka's store run without a reopen: Kafka 4.4's versioned store, closed
+        // and reopened on its own kept state, answers some reads differently (an as-of read inside
+        // the history retention returns null where the uninterrupted store returns the version),
+        // so a reopen must change nothing, and ours is held to that.
+        List<String> ours = run(strategy, ops, Reopen.KEEPING_STATE);
+        compare(run(null, ops, Reopen.NONE), ours, ops, seed);
+        // The reopen really reopens on the state written before it: on lost state (a plain driver
+        // close deletes the task directories) the results differ.
+        assertNotEquals(ours, run(strategy, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
     }
 
     /** How a run closes and reopens its application half-way. */
