@@ -43,8 +43,10 @@ fn main() {
     let per_commit: u64 = args.get(2).map_or(650, |a| a.parse().unwrap());
     let dir = tempfile_dir();
     let retention = GAP_MS + GRACE_MS;
+    // Kafka's default interval for this retention, max(retention / 2, 60 s), as Java's supplier sets it
+    let geometry = SegmentOptions { retention_ms: retention, segment_interval_ms: 152_500 };
     let stores: Vec<SessionStore> = (0..2)
-        .map(|p| SessionStore::open(dir.join(format!("p{p}")), StoreOptions::default(), SegmentOptions::kafka_default(retention)).unwrap())
+        .map(|p| SessionStore::open(dir.join(format!("p{p}")), StoreOptions::default(), geometry).unwrap())
         .collect();
     let tp = TopicPartition { topic: "input".into(), partition: 0 };
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);

@@ -24,18 +24,12 @@ use txn_rocksdb_format::segment::{self, prefix as segment_prefix, prefixed};
 /// Kafka's `NO_TIMESTAMP`: stream time before any record was seen.
 pub const NO_TIMESTAMP: i64 = -1;
 
-/// The segment geometry of a window or session store.
+/// The segment geometry of a window or session store. Kafka's default interval for a retention is
+/// computed once, in Java (the suppliers' `segmentIntervalMs()`), and arrives here with the open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SegmentOptions {
     pub retention_ms: i64,
     pub segment_interval_ms: i64,
-}
-
-impl SegmentOptions {
-    /// Kafka's default for `Stores.persistent{Window,Session}Store`: `max(retention / 2, 60s)`.
-    pub fn kafka_default(retention_ms: i64) -> SegmentOptions {
-        SegmentOptions { retention_ms, segment_interval_ms: (retention_ms / 2).max(60_000) }
-    }
 }
 
 /// Which timestamps at the retention edge reads still return.
@@ -499,16 +493,5 @@ impl FilteredIter {
         let mut out = Vec::new();
         while self.next_chunk(1024, usize::MAX, |key, value| out.push((key.to_vec(), value.to_vec())))? > 0 {}
         Ok(out)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kafka_default_interval() {
-        assert_eq!(SegmentOptions::kafka_default(10_000).segment_interval_ms, 60_000);
-        assert_eq!(SegmentOptions::kafka_default(1_000_000).segment_interval_ms, 500_000);
     }
 }

@@ -34,29 +34,13 @@ use txn_rocksdb_format::Malformed;
 /// The reserved segment of latest values.
 const LATEST: i64 = -1;
 
-/// The history geometry of a versioned store.
+/// The history geometry of a versioned store. Kafka's default interval for a history retention is
+/// computed once, in Java (`TxnStores.persistentVersionedKeyValueStore`), and arrives with the open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VersionedOptions {
     /// How long a version stays readable after it was superseded (also the grace period).
     pub history_retention_ms: i64,
     pub segment_interval_ms: i64,
-}
-
-impl VersionedOptions {
-    /// Kafka's default segment interval for `Stores.persistentVersionedKeyValueStore(name, retention)`.
-    pub fn kafka_default(history_retention_ms: i64) -> VersionedOptions {
-        let r = history_retention_ms;
-        let segment_interval_ms = if r <= 60_000 {
-            (r / 3).max(2_000)
-        } else if r <= 300_000 {
-            (r / 5).max(20_000)
-        } else if r <= 3_600_000 {
-            (r / 12).max(60_000)
-        } else {
-            (r / 24).max(300_000)
-        };
-        VersionedOptions { history_retention_ms, segment_interval_ms }
-    }
 }
 
 /// One version of a key: valid from `timestamp` until `valid_to` (exclusive; `None` for the latest).

@@ -7,6 +7,8 @@
 //! [`Malformed`] error naming what was wrong.
 //!
 //! - [`commit_record`]: the secondary-store strategy's commit record.
+//! - [`open_options`]: the options record every native store's `open` takes, and the codes of
+//!   its enumerations (strategy, corruption policy, value format).
 //! - [`offsets`]: changelog offsets, the position and the commit record's keys in the `offsets`
 //!   column family.
 //! - [`segment`]: the segment prefix of window and session stores.
@@ -20,6 +22,7 @@
 
 pub mod commit_record;
 pub mod offsets;
+pub mod open_options;
 #[doc(hidden)]
 pub mod properties;
 mod reader;

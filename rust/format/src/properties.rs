@@ -7,6 +7,7 @@
 
 use crate::commit_record::{seal, CommitRecord};
 use crate::offsets::{decode_offset, offset_key, offset_value};
+use crate::open_options::OpenOptions;
 use crate::temporary::{self, generation_bounds};
 use crate::value_format::{Upgrade, ValueFormat};
 use crate::versioned::{split_latest_value, SegmentRow};
@@ -96,6 +97,14 @@ pub fn jni_wire(bytes: &[u8]) {
     }
 }
 
+/// Any bytes as the options record of a native store's `open`: the record has one encoding, so
+/// what decodes re-encodes to the same bytes.
+pub fn open_options(bytes: &[u8]) {
+    if let Ok(options) = OpenOptions::decode(bytes) {
+        assert_eq!(options.encode(), bytes);
+    }
+}
+
 /// Any bytes as a versioned store's values (a segment row, a latest value) and as what crosses JNI
 /// for it (a timestamped restore batch, the versions a read returns). A row that decodes re-encodes
 /// to the same bytes, and every read of it answers within its bounds.
@@ -141,12 +150,13 @@ pub fn wal(bytes: &[u8]) {
 pub type Property = fn(&[u8]);
 
 /// Every target by name (the fuzz binaries' names).
-pub const TARGETS: [(&str, Property); 7] = [
+pub const TARGETS: [(&str, Property); 8] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
     ("offsets", offsets),
     ("jni_wire", jni_wire),
+    ("open_options", open_options),
     ("versioned", versioned),
     ("wal", wal),
 ];

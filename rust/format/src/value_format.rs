@@ -59,7 +59,8 @@ impl ValueFormat {
         }
     }
 
-    /// The spelling across JNI: `plain`, `timestamped`, `timestamped-with-headers`, `with-headers`.
+    /// The name in messages: `plain`, `timestamped`, `timestamped-with-headers`, `with-headers`
+    /// (Java sends the format as its [`Self::code`], in the `open_options` record).
     pub fn name(self) -> &'static str {
         match self {
             ValueFormat::Plain => "plain",

@@ -8,7 +8,7 @@ use crate::codec;
 use crate::ffi::{run, run_raw};
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{open_options, OpenArguments, store, store_handle, OpenStore};
+use crate::store::{open_options, store, store_handle, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jbyteArray, jlong};
 use jni::EnvUnowned;
@@ -19,32 +19,10 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     path: JString<'l>,
-    transactional: jboolean,
-    sync_commit: jboolean,
-    strategy: JString<'l>,
-    corruption: JString<'l>,
-    value_format: JString<'l>,
-    statistics: jboolean,
-    rocksdb_options: JString<'l>,
-    store_rocksdb_options: JString<'l>,
-    spill_bytes: jlong,
+    options: JByteArray<'l>,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(
-            env,
-            OpenArguments {
-                path: &path,
-                transactional,
-                sync_commit,
-                strategy: &strategy,
-                corruption: &corruption,
-                value_format: &value_format,
-                statistics,
-                rocksdb_options: &rocksdb_options,
-                store_rocksdb_options: &store_rocksdb_options,
-                spill_bytes,
-            },
-        )?;
+        let (path, options) = open_options(env, &path, &options)?;
         Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))
     })
 }

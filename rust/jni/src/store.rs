@@ -7,7 +7,7 @@
 
 use crate::codec;
 use crate::ffi::{invalid, run, NativeResult};
-use crate::handles::{borrow, flag, free, into_handle, jbool, optional_bytes, required_bytes, to_java};
+use crate::handles::{borrow, free, into_handle, jbool, optional_bytes, required_bytes, to_java};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
@@ -16,7 +16,8 @@ use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::tuning::Tuning;
 use txn_rocksdb::versioned::VersionedStore;
 use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, ValueFormat, DEFAULT_SPILL_BYTES};
+use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
+use crate::codec::open_options as wire;
 
 /// An open store of one kind, owned by its handle. Offsets and sizes go to the key-value store
 /// every kind is built on; restore goes to the kind's own engine method, which knows how to read
@@ -96,49 +97,37 @@ pub(crate) fn store_handle(store: OpenStore) -> jlong {
     into_handle(store)
 }
 
-/// The Java arguments every kind's `open` takes (`OpenOptions` on the Java side).
-pub(crate) struct OpenArguments<'a, 'l> {
-    pub(crate) path: &'a JString<'l>,
-    pub(crate) transactional: jboolean,
-    pub(crate) sync_commit: jboolean,
-    pub(crate) strategy: &'a JString<'l>,
-    pub(crate) corruption: &'a JString<'l>,
-    pub(crate) value_format: &'a JString<'l>,
-    pub(crate) statistics: jboolean,
-    /// The RocksDB options for every store, then this store's own (`txn.rocksdb.options`).
-    pub(crate) rocksdb_options: &'a JString<'l>,
-    pub(crate) store_rocksdb_options: &'a JString<'l>,
-    /// Bytes of a secondary-store transaction kept in memory before they spill to the temporary
-    /// store (`txn.rocksdb.secondary.store.spill.bytes`, `StoreOptions::spill_bytes`); >= 0.
-    pub(crate) spill_bytes: jlong,
-}
-
-/// The directory and options every kind's `open` takes, from its Java arguments.
-pub(crate) fn open_options(env: &mut Env<'_>, arguments: OpenArguments<'_, '_>) -> NativeResult<(String, StoreOptions)> {
-    let named = |env: &mut Env<'_>, value: &JString<'_>, what: &str| -> NativeResult<String> {
-        if value.is_null() {
-            return Err(invalid(format!("{what} must not be null")));
-        }
-        Ok(value.try_to_string(env)?)
+/// The directory and options every kind's `open` takes: the store's path and the options record
+/// Java's `OpenOptions.encode` wrote (its layout and codes: the format crate's `open_options`),
+/// decoded once here. A null argument or a malformed record is an `IllegalArgumentException`
+/// naming what was wrong.
+pub(crate) fn open_options(env: &mut Env<'_>, path: &JString<'_>, options: &JByteArray<'_>) -> NativeResult<(String, StoreOptions)> {
+    if path.is_null() {
+        return Err(invalid("store path must not be null"));
+    }
+    let path = path.try_to_string(env)?;
+    let bytes = required_bytes(env, options, "open options")?;
+    let record = wire::OpenOptions::decode(&bytes)?;
+    let tuning = Tuning::new(&[record.rocksdb_options, record.store_rocksdb_options])?;
+    let spill_bytes = spill_bytes(record.spill_bytes)?;
+    let strategy = match record.strategy {
+        wire::Strategy::IndexedBatch => Strategy::IndexedBatch,
+        wire::Strategy::SecondaryStore => Strategy::SecondaryStore,
     };
-    let path = named(env, arguments.path, "store path")?;
-    let strategy = Strategy::parse(&named(env, arguments.strategy, "transaction strategy")?)?;
-    let corruption = CorruptionPolicy::parse(&named(env, arguments.corruption, "corruption policy")?)?;
-    let value_format = named(env, arguments.value_format, "value format")?;
-    let value_format = ValueFormat::parse(&value_format).ok_or_else(|| invalid(format!("unknown value format '{value_format}'")))?;
-    let every_store = named(env, arguments.rocksdb_options, "RocksDB options")?;
-    let this_store = named(env, arguments.store_rocksdb_options, "RocksDB options")?;
-    let tuning = Tuning::new(&[&every_store, &this_store])?;
-    let spill_bytes = spill_bytes(arguments.spill_bytes)?;
+    let corruption = match record.corruption {
+        wire::CorruptionPolicy::Refuse => CorruptionPolicy::Refuse,
+        wire::CorruptionPolicy::OpenAtLastConsistentCommit => CorruptionPolicy::OpenAtLastConsistentCommit,
+        wire::CorruptionPolicy::RestoreFromChangelog => CorruptionPolicy::RestoreFromChangelog,
+    };
     Ok((
         path,
         StoreOptions {
-            transactional: flag(arguments.transactional),
-            sync_commit: flag(arguments.sync_commit),
+            transactional: record.transactional,
+            sync_commit: record.sync_commit,
             strategy,
             corruption,
-            value_format,
-            statistics: flag(arguments.statistics),
+            value_format: record.value_format,
+            statistics: record.statistics,
             tuning,
             spill_bytes,
         },

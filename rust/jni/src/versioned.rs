@@ -11,7 +11,7 @@
 use crate::codec;
 use crate::ffi::run;
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
-use crate::store::{open_options, store, store_handle, OpenArguments, OpenStore};
+use crate::store::{open_options, store, store_handle, OpenStore};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
@@ -33,34 +33,12 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     path: JString<'l>,
-    transactional: jboolean,
-    sync_commit: jboolean,
-    strategy: JString<'l>,
-    corruption: JString<'l>,
-    value_format: JString<'l>,
-    statistics: jboolean,
-    rocksdb_options: JString<'l>,
-    store_rocksdb_options: JString<'l>,
-    spill_bytes: jlong,
+    options: JByteArray<'l>,
     history_retention_ms: jlong,
     segment_interval_ms: jlong,
 ) -> jlong {
     run(&mut env, |env| {
-        let (path, options) = open_options(
-            env,
-            OpenArguments {
-                path: &path,
-                transactional,
-                sync_commit,
-                strategy: &strategy,
-                corruption: &corruption,
-                value_format: &value_format,
-                statistics,
-                rocksdb_options: &rocksdb_options,
-                store_rocksdb_options: &store_rocksdb_options,
-                spill_bytes,
-            },
-        )?;
+        let (path, options) = open_options(env, &path, &options)?;
         let geometry = VersionedOptions { history_retention_ms, segment_interval_ms };
         Ok(store_handle(OpenStore::Versioned(VersionedStore::open(&path, options, geometry)?)))
     })

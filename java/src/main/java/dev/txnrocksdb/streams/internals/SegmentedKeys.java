@@ -14,6 +14,11 @@ import org.slf4j.LoggerFactory;
  * {@code [key][8-byte BE window start][4-byte BE seqnum]} ({@code WindowKeySchema}) and session
  * keys {@code [key][8-byte BE end][8-byte BE start]} ({@code SessionKeySchema}). These are also the
  * changelog keys of both store kinds and the keys the native iterators return.
+ *
+ * <p>The layouts' owner is the format crate ({@code rust/format/src/window_key.rs},
+ * {@code session_key.rs}); these readers stay in Java because every iterator entry goes through
+ * them, and {@code SegmentedKeysTest} checks them against the store keys the format crate writes
+ * ({@code rust/format/tests/golden/segmented_keys.txt}).
  */
 public final class SegmentedKeys {
     private static final Logger log = LoggerFactory.getLogger(SegmentedKeys.class);

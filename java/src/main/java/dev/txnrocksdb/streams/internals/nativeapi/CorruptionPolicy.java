@@ -11,28 +11,31 @@ package dev.txnrocksdb.streams.internals.nativeapi;
  */
 public enum CorruptionPolicy {
     /** Refuse to open, with a {@code ProcessorStateException} saying what was found; files stay untouched. */
-    REFUSE("refuse"),
+    REFUSE(0),
     /**
      * A damaged WAL opens at the last commit before the damage, with a warning (every later commit
      * is lost from the store); other damage refuses.
      */
-    OPEN_AT_LAST_CONSISTENT_COMMIT("open-at-last-consistent-commit"),
+    OPEN_AT_LAST_CONSISTENT_COMMIT(1),
     /**
      * For a store with a changelog: a damaged WAL opens at the last commit before the damage (Kafka
      * Streams restores the later ones); damage that leaves no provable commit deletes the store's
      * files and opens it empty, without offsets, so Kafka Streams restores all of it from the
      * changelog. Logged at WARN and counted in the store's {@code wipes-total} metric.
      */
-    RESTORE_FROM_CHANGELOG("restore-from-changelog");
+    RESTORE_FROM_CHANGELOG(2);
 
-    private final String nativeName;
+    private final byte code;
 
-    CorruptionPolicy(String nativeName) {
-        this.nativeName = nativeName;
+    CorruptionPolicy(int code) {
+        this.code = (byte) code;
     }
 
-    /** The engine's spelling, passed to the native {@code open}. */
-    String nativeName() {
-        return nativeName;
+    /**
+     * The byte {@link OpenOptions#encode()} sends for it: the format crate's {@code CorruptionPolicy::code}
+     * ({@code rust/format/src/open_options.rs}), checked by {@code OpenOptionsTest} against golden records.
+     */
+    byte code() {
+        return code;
     }
 }

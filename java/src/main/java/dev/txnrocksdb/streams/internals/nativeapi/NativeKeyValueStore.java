@@ -25,8 +25,7 @@ public final class NativeKeyValueStore extends NativeStore {
      *     store, or finds it damaged and {@code options} refuse to open it
      */
     public static NativeKeyValueStore open(String storeName, Path dir, OpenOptions options) {
-        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes());
+        long handle = open(nativePath(dir), options.encode());
         return new NativeKeyValueStore(storeName, handle);
     }
 
@@ -125,15 +124,11 @@ public final class NativeKeyValueStore extends NativeStore {
     // ---------------------------------------------------------------- natives (rust/jni/src/key_value.rs)
 
     /**
-     * @param strategy exactly {@code "indexed-batch"} or {@code "secondary-store"} (checked even
-     *     when not transactional)
-     * @param spillBytes the secondary-store spill size ({@link OpenOptions#spillBytes()})
-     * @throws IllegalArgumentException for a null path or strategy, an unknown strategy
-     *     ("unknown transaction strategy ...") or a negative {@code spillBytes}
+     * @param options {@link OpenOptions#encode()}
+     * @throws IllegalArgumentException for a null argument, a malformed options record (naming what
+     *     was wrong: an unknown code, a truncated record) or a negative spill size
      */
-    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions, long spillBytes);
+    private static native long open(String path, byte[] options);
 
     private static native byte[] get(long handle, byte[] key, boolean committedOnly);
 

@@ -33,9 +33,7 @@ public final class NativeVersionedStore extends NativeStore {
      */
     public static NativeVersionedStore open(String storeName, Path dir, OpenOptions options, long historyRetentionMs,
                                             long segmentIntervalMs) {
-        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(),
-            options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes(), historyRetentionMs, segmentIntervalMs);
+        long handle = open(nativePath(dir), options.encode(), historyRetentionMs, segmentIntervalMs);
         return new NativeVersionedStore(storeName, handle);
     }
 
@@ -169,10 +167,12 @@ public final class NativeVersionedStore extends NativeStore {
 
     // ---------------------------------------------------------------- natives (rust/jni/src/versioned.rs)
 
-    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions, long spillBytes, long historyRetentionMs,
-                                    long segmentIntervalMs);
+    /**
+     * @param options {@link OpenOptions#encode()}
+     * @throws IllegalArgumentException for a null argument, a malformed options record (naming what
+     *     was wrong: an unknown code, a truncated record) or a negative spill size
+     */
+    private static native long open(String path, byte[] options, long historyRetentionMs, long segmentIntervalMs);
 
     private static native long put(long handle, byte[] key, byte[] value, long timestamp);
 

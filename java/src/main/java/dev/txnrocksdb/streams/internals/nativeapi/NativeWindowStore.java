@@ -48,9 +48,7 @@ public final class NativeWindowStore extends NativeStore {
      */
     public static NativeWindowStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
                                          long segmentIntervalMs, RetentionEdge edge) {
-        long handle = open(nativePath(dir), options.transactional(), options.syncCommit(),
-            options.strategy().configName(), options.corruption().nativeName(), options.valueFormat().nativeName(), options.statistics(), options.rocksDBOptions(), options.storeRocksDBOptions(), options.spillBytes(), retentionMs, segmentIntervalMs,
-            edge == RetentionEdge.INCLUDED);
+        long handle = open(nativePath(dir), options.encode(), retentionMs, segmentIntervalMs, edge == RetentionEdge.INCLUDED);
         return new NativeWindowStore(storeName, handle);
     }
 
@@ -120,15 +118,12 @@ public final class NativeWindowStore extends NativeStore {
     // ---------------------------------------------------------------- natives (rust/jni/src/window.rs)
 
     /**
-     * @param strategy {@code "indexed-batch"} or {@code "secondary-store"}
-     * @param spillBytes the secondary-store spill size ({@link OpenOptions#spillBytes()})
-     * @throws IllegalArgumentException for a null path or strategy, an unknown strategy
-     *     or a negative {@code spillBytes}
+     * @param options {@link OpenOptions#encode()}
+     * @throws IllegalArgumentException for a null argument, a malformed options record (naming what
+     *     was wrong: an unknown code, a truncated record) or a negative spill size
      */
-    private static native long open(String path, boolean transactional, boolean syncCommit, String strategy,
-                                    String corruption, String valueFormat, boolean statistics, String rocksDBOptions,
-                                    String storeRocksDBOptions, long spillBytes, long retentionMs,
-                                    long segmentIntervalMs, boolean retentionEdgeIncluded);
+    private static native long open(String path, byte[] options, long retentionMs, long segmentIntervalMs,
+                                    boolean retentionEdgeIncluded);
 
     private static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);
 

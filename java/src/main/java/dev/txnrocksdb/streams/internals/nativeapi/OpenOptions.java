@@ -1,14 +1,21 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
  * What opening any native store takes besides its directory (the engine's {@code StoreOptions}).
+ * It crosses JNI as one record, {@code encode()}, whose layout and enumeration codes the format
+ * crate owns ({@code rust/format/src/open_options.rs}); every kind's native {@code open} takes it.
  * (A class rather than a record: the Gradle build also compiles with Gradle 4.4, which knows no
  * source level past 12.)
  */
 public final class OpenOptions {
+    /** The record's version byte ({@code open_options::VERSION}). */
+    private static final byte VERSION = 1;
+
     private final boolean transactional;
     private final boolean syncCommit;
     private final TransactionStrategy strategy;
@@ -98,6 +105,40 @@ public final class OpenOptions {
      */
     public long spillBytes() {
         return spillBytes;
+    }
+
+    /**
+     * The record every native {@code open} takes, in the layout of {@code rust/format/src/open_options.rs}
+     * (big-endian): {@code [int8 version][int8 transactional][int8 syncCommit][int8 statistics]
+     * [int8 strategy][int8 corruption][int8 valueFormat][int64 spillBytes][int32 len][rocksDBOptions UTF-8]
+     * [int32 len][storeRocksDBOptions UTF-8]}. {@code OpenOptionsTest} checks it against the format
+     * crate's golden records ({@code rust/format/tests/golden/open_options.txt}).
+     */
+    byte[] encode() {
+        byte[] every = rocksDBOptions.getBytes(StandardCharsets.UTF_8);
+        byte[] own = storeRocksDBOptions.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(7 + Long.BYTES + Integer.BYTES + every.length + Integer.BYTES + own.length);
+        out.put(VERSION).put(flag(transactional)).put(flag(syncCommit)).put(flag(statistics));
+        out.put(code(strategy)).put(corruption.code()).put(valueFormat.code());
+        out.putLong(spillBytes);
+        out.putInt(every.length).put(every).putInt(own.length).put(own);
+        return out.array();
+    }
+
+    private static byte flag(boolean value) {
+        return (byte) (value ? 1 : 0);
+    }
+
+    /** The format crate's {@code open_options::Strategy::code}. */
+    private static byte code(TransactionStrategy strategy) {
+        switch (strategy) {
+            case INDEXED_BATCH:
+                return 0;
+            case SECONDARY_STORE:
+                return 1;
+            default:
+                throw new IllegalArgumentException("no native code for transaction strategy " + strategy);
+        }
     }
 
     @Override

@@ -10,22 +10,25 @@ package dev.txnrocksdb.streams.internals.nativeapi;
  */
 public enum ValueFormat {
     /** The value as the serde wrote it. */
-    PLAIN("plain"),
+    PLAIN(0),
     /** {@code [8-byte timestamp][value]}: Kafka's {@code TimestampedBytesStore}. */
-    TIMESTAMPED("timestamped"),
+    TIMESTAMPED(1),
     /** {@code [varint size][headers][8-byte timestamp][value]}: KIP-1271's key-value and window stores. */
-    TIMESTAMPED_WITH_HEADERS("timestamped-with-headers"),
+    TIMESTAMPED_WITH_HEADERS(2),
     /** {@code [varint size][headers][aggregation]}: KIP-1271's session stores. */
-    WITH_HEADERS("with-headers");
+    WITH_HEADERS(3);
 
-    private final String nativeName;
+    private final byte code;
 
-    ValueFormat(String nativeName) {
-        this.nativeName = nativeName;
+    ValueFormat(int code) {
+        this.code = (byte) code;
     }
 
-    /** The engine's spelling, passed to the native {@code open}. */
-    String nativeName() {
-        return nativeName;
+    /**
+     * The byte {@link OpenOptions#encode()} sends for it: the format crate's {@code ValueFormat::code}
+     * ({@code rust/format/src/value_format.rs}), checked by {@code OpenOptionsTest} against golden records.
+     */
+    byte code() {
+        return code;
     }
 }

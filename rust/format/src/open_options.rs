@@ -1,0 +1,220 @@
+//! The options record every `Native*Store.open` takes: what opening any store kind takes besides
+//! its directory and its kind's geometry (Java's `OpenOptions`, encoded once by
+//! `OpenOptions.encode`; the engine's `StoreOptions`, built from it once by the JNI crate).
+//!
+//! This module owns the record's layout and the codes of its enumerations. Java writes the same
+//! numbers; `tests/golden/open_options.txt` holds records encoded here (`tests/golden.rs`) that
+//! Java's `OpenOptionsTest` encodes again and compares byte for byte. Layout, big-endian like the
+//! rest of the JNI wire format ([`crate::wire`]):
+//!
+//! ```text
+//! [int8 version = 1]
+//! [int8 transactional 0|1][int8 syncCommit 0|1][int8 statistics 0|1]
+//! [int8 strategy code][int8 corruption policy code][int8 value format code]
+//! [int64 spillBytes]
+//! [int32 len][rocksDBOptions, UTF-8][int32 len][storeRocksDBOptions, UTF-8]
+//! ```
+//!
+//! Codes: [`Strategy::code`], [`CorruptionPolicy::code`] and, for the value format, the byte a
+//! store records on disk ([`ValueFormat::code`]). Nothing may follow the last field. The spill size
+//! is carried as Java's `long`; whether it is allowed (not negative) is the engine's question.
+
+use crate::reader::Reader;
+use crate::value_format::ValueFormat;
+use crate::{Decoded, Malformed};
+
+/// The version byte the record starts with.
+pub const VERSION: u8 = 1;
+
+/// Where a transactional store keeps its uncommitted writes (the engine's `Strategy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    IndexedBatch,
+    SecondaryStore,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 2] = [Strategy::IndexedBatch, Strategy::SecondaryStore];
+
+    /// The record's byte for the strategy.
+    pub fn code(self) -> u8 {
+        match self {
+            Strategy::IndexedBatch => 0,
+            Strategy::SecondaryStore => 1,
+        }
+    }
+}
+
+/// What opening does when it finds the store's files damaged (the engine's `CorruptionPolicy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CorruptionPolicy {
+    Refuse,
+    OpenAtLastConsistentCommit,
+    RestoreFromChangelog,
+}
+
+impl CorruptionPolicy {
+    pub const ALL: [CorruptionPolicy; 3] =
+        [CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit, CorruptionPolicy::RestoreFromChangelog];
+
+    /// The record's byte for the policy.
+    pub fn code(self) -> u8 {
+        match self {
+            CorruptionPolicy::Refuse => 0,
+            CorruptionPolicy::OpenAtLastConsistentCommit => 1,
+            CorruptionPolicy::RestoreFromChangelog => 2,
+        }
+    }
+}
+
+/// One decoded options record (the strings borrow the input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOptions<'a> {
+    pub transactional: bool,
+    pub sync_commit: bool,
+    pub statistics: bool,
+    pub strategy: Strategy,
+    pub corruption: CorruptionPolicy,
+    pub value_format: ValueFormat,
+    /// `txn.rocksdb.secondary.store.spill.bytes` as Java holds it (a negative value is the
+    /// engine's to refuse, naming the setting).
+    pub spill_bytes: i64,
+    /// The RocksDB options for every store (`txn.rocksdb.options`).
+    pub rocksdb_options: &'a str,
+    /// This store's own RocksDB options, applied after them.
+    pub store_rocksdb_options: &'a str,
+}
+
+const WHAT: &str = "open options";
+
+fn flag(reader: &mut Reader<'_>, name: &str) -> Decoded<bool> {
+    match reader.u8()? {
+        0 => Ok(false),
+        1 => Ok(true),
+        other => Err(Malformed(format!("{WHAT}: {name} is {other}, neither 0 nor 1"))),
+    }
+}
+
+fn code<T: Copy>(reader: &mut Reader<'_>, all: &[T], code_of: fn(T) -> u8, name: &str) -> Decoded<T> {
+    let code = reader.u8()?;
+    all.iter().copied().find(|value| code_of(*value) == code).ok_or_else(|| {
+        Malformed(format!("{WHAT}: unknown {name} code {code} (known: 0 to {})", all.len() - 1))
+    })
+}
+
+fn string<'a>(reader: &mut Reader<'a>, name: &str) -> Decoded<&'a str> {
+    let bytes = reader.i32_prefixed(false)?.unwrap_or_default();
+    std::str::from_utf8(bytes).map_err(|_| Malformed(format!("{WHAT}: {name} is not UTF-8")))
+}
+
+fn push_string(out: &mut Vec<u8>, value: &str) {
+    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+    out.extend_from_slice(value.as_bytes());
+}
+
+impl<'a> OpenOptions<'a> {
+    /// Decodes a record; malformed bytes (a wrong version, an unknown code, a flag that is not 0
+    /// or 1, a truncated record, bytes after it, a string that is not UTF-8) name what was wrong.
+    pub fn decode(buf: &'a [u8]) -> Decoded<OpenOptions<'a>> {
+        let mut reader = Reader::new(buf, WHAT);
+        let version = reader.u8()?;
+        if version != VERSION {
+            return Err(Malformed(format!(
+                "{WHAT}: version {version}, expected {VERSION} (the Java classes and the native library differ)"
+            )));
+        }
+        let options = OpenOptions {
+            transactional: flag(&mut reader, "transactional")?,
+            sync_commit: flag(&mut reader, "syncCommit")?,
+            statistics: flag(&mut reader, "statistics")?,
+            strategy: code(&mut reader, &Strategy::ALL, Strategy::code, "transaction strategy")?,
+            corruption: code(&mut reader, &CorruptionPolicy::ALL, CorruptionPolicy::code, "corruption policy")?,
+            value_format: code(&mut reader, &ValueFormat::ALL, ValueFormat::code, "value format")?,
+            spill_bytes: reader.i64()?,
+            rocksdb_options: string(&mut reader, "rocksDBOptions")?,
+            store_rocksdb_options: string(&mut reader, "storeRocksDBOptions")?,
+        };
+        if !reader.is_empty() {
+            return Err(Malformed(format!("{WHAT}: {} bytes after the record", reader.remaining())));
+        }
+        Ok(options)
+    }
+
+    /// The bytes [`Self::decode`] reads (what Java's `OpenOptions.encode` writes).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(23 + self.rocksdb_options.len() + self.store_rocksdb_options.len());
+        out.push(VERSION);
+        out.extend_from_slice(&[u8::from(self.transactional), u8::from(self.sync_commit), u8::from(self.statistics)]);
+        out.extend_from_slice(&[self.strategy.code(), self.corruption.code(), self.value_format.code()]);
+        out.extend_from_slice(&self.spill_bytes.to_be_bytes());
+        push_string(&mut out, self.rocksdb_options);
+        push_string(&mut out, self.store_rocksdb_options);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> OpenOptions<'static> {
+        OpenOptions {
+            transactional: true,
+            sync_commit: false,
+            statistics: true,
+            strategy: Strategy::SecondaryStore,
+            corruption: CorruptionPolicy::RestoreFromChangelog,
+            value_format: ValueFormat::TimestampedWithHeaders,
+            spill_bytes: 16 << 20,
+            rocksdb_options: "write_buffer_size=1048576",
+            store_rocksdb_options: "",
+        }
+    }
+
+    #[test]
+    fn round_trips_every_code() {
+        for strategy in Strategy::ALL {
+            for corruption in CorruptionPolicy::ALL {
+                for value_format in ValueFormat::ALL {
+                    let options = OpenOptions { strategy, corruption, value_format, ..sample() };
+                    assert_eq!(OpenOptions::decode(&options.encode()), Ok(options));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn codes_are_distinct_and_dense() {
+        let strategies: Vec<u8> = Strategy::ALL.iter().map(|s| s.code()).collect();
+        let policies: Vec<u8> = CorruptionPolicy::ALL.iter().map(|p| p.code()).collect();
+        let formats: Vec<u8> = ValueFormat::ALL.iter().map(|f| f.code()).collect();
+        assert_eq!(strategies, [0, 1]);
+        assert_eq!(policies, [0, 1, 2]);
+        assert_eq!(formats, [0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn malformed_records_say_what_was_wrong() {
+        let good = sample().encode();
+        let with = |at: usize, byte: u8| {
+            let mut bytes = good.clone();
+            bytes[at] = byte;
+            OpenOptions::decode(&bytes).unwrap_err().0
+        };
+        assert_eq!(with(0, 2), "open options: version 2, expected 1 (the Java classes and the native library differ)");
+        assert_eq!(with(1, 2), "open options: transactional is 2, neither 0 nor 1");
+        assert_eq!(with(4, 9), "open options: unknown transaction strategy code 9 (known: 0 to 1)");
+        assert_eq!(with(5, 3), "open options: unknown corruption policy code 3 (known: 0 to 2)");
+        assert_eq!(with(6, 4), "open options: unknown value format code 4 (known: 0 to 3)");
+        assert_eq!(
+            OpenOptions::decode(&good[..10]).unwrap_err().0,
+            "truncated open options: needed 8 more bytes, 3 left"
+        );
+        assert_eq!(OpenOptions::decode(&[]).unwrap_err().0, "truncated open options: needed 1 more bytes, 0 left");
+        let trailing = [&good[..], &[0]].concat();
+        assert_eq!(OpenOptions::decode(&trailing).unwrap_err().0, "open options: 1 bytes after the record");
+        let mut not_utf8 = good[..15].to_vec();
+        not_utf8.extend_from_slice(&[0, 0, 0, 1, 0xFF, 0, 0, 0, 0]);
+        assert_eq!(OpenOptions::decode(&not_utf8).unwrap_err().0, "open options: rocksDBOptions is not UTF-8");
+    }
+}

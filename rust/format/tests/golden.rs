@@ -1,0 +1,122 @@
+//! Golden byte vectors that Java checks against: the Rust side of every layout Java encodes or
+//! decodes itself. Each file under `tests/golden/` is what this test generates; Java's tests read
+//! the same file (`OpenOptionsTest`, `SegmentedKeysTest`), so a layout or code changed on one side
+//! only fails one of them. After a deliberate change, regenerate with
+//! `TXN_BLESS_GOLDEN=1 cargo test -p txn-rocksdb-format --test golden` and change Java to match.
+
+use std::fmt::Write;
+use std::path::Path;
+use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy};
+use txn_rocksdb_format::value_format::ValueFormat;
+use txn_rocksdb_format::{session_key, window_key};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().fold(String::new(), |mut out, b| {
+        let _ = write!(out, "{b:02x}");
+        out
+    })
+}
+
+/// Compares `generated` with the file (or writes it under `TXN_BLESS_GOLDEN`).
+fn check(file: &str, generated: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(file);
+    if std::env::var_os("TXN_BLESS_GOLDEN").is_some() {
+        std::fs::write(&path, generated).unwrap();
+    }
+    let kept = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(kept, generated, "{} differs from what the format crate encodes", path.display());
+}
+
+/// One record per line, `name hex`: together they use every code of every enumeration. Java's
+/// `OpenOptionsTest` builds the same records by name.
+fn open_options_cases() -> Vec<(&'static str, OpenOptions<'static>)> {
+    vec![
+        (
+            "defaults",
+            OpenOptions {
+                transactional: true,
+                sync_commit: false,
+                statistics: false,
+                strategy: Strategy::IndexedBatch,
+                corruption: CorruptionPolicy::Refuse,
+                value_format: ValueFormat::Plain,
+                spill_bytes: 16 << 20,
+                rocksdb_options: "",
+                store_rocksdb_options: "",
+            },
+        ),
+        (
+            "secondary-store",
+            OpenOptions {
+                transactional: true,
+                sync_commit: true,
+                statistics: true,
+                strategy: Strategy::SecondaryStore,
+                corruption: CorruptionPolicy::OpenAtLastConsistentCommit,
+                value_format: ValueFormat::Timestamped,
+                spill_bytes: 0,
+                rocksdb_options: "write_buffer_size=1048576",
+                store_rocksdb_options: "max_write_buffer_number=3",
+            },
+        ),
+        (
+            "write-through",
+            OpenOptions {
+                transactional: false,
+                sync_commit: false,
+                statistics: false,
+                strategy: Strategy::IndexedBatch,
+                corruption: CorruptionPolicy::RestoreFromChangelog,
+                value_format: ValueFormat::TimestampedWithHeaders,
+                spill_bytes: -1,
+                rocksdb_options: "",
+                store_rocksdb_options: "caf\u{e9}=1",
+            },
+        ),
+        (
+            "with-headers",
+            OpenOptions {
+                transactional: true,
+                sync_commit: false,
+                statistics: true,
+                strategy: Strategy::SecondaryStore,
+                corruption: CorruptionPolicy::Refuse,
+                value_format: ValueFormat::WithHeaders,
+                spill_bytes: i64::MAX,
+                rocksdb_options: "a=1;b=2",
+                store_rocksdb_options: "",
+            },
+        ),
+    ]
+}
+
+#[test]
+fn open_options_records() {
+    let mut generated = String::new();
+    for (name, options) in open_options_cases() {
+        let bytes = options.encode();
+        assert_eq!(OpenOptions::decode(&bytes), Ok(options));
+        writeln!(generated, "{name} {}", hex(&bytes)).unwrap();
+    }
+    check("open_options.txt", &generated);
+}
+
+/// Window keys as `window <key hex> <start> <seq> <store key hex>` and session keys as
+/// `session <key hex> <start> <end> <store key hex>` (an empty key is `-`); Java's
+/// `SegmentedKeysTest` splits each store key with `SegmentedKeys` and expects the fields.
+#[test]
+fn segmented_keys() {
+    let key_hex = |key: &[u8]| if key.is_empty() { "-".to_owned() } else { hex(key) };
+    let mut generated = String::new();
+    for (key, start, seq) in [(&b"k"[..], 42, 7), (&b""[..], -1, i32::MIN), (&[0xFF, 0][..], i64::MIN, i32::MAX)] {
+        let store_key = window_key::store_key(key, start, seq);
+        assert_eq!(window_key::split_store_key(&store_key), Some((key, start, seq)));
+        writeln!(generated, "window {} {start} {seq} {}", key_hex(key), hex(&store_key)).unwrap();
+    }
+    for (key, start, end) in [(&b"k"[..], -3, 9), (&b""[..], i64::MIN, i64::MAX), (&[0, 1, 2][..], 5, 5)] {
+        let store_key = session_key::store_key(key, start, end);
+        assert_eq!(session_key::split_store_key(&store_key), Some((key, start, end)));
+        writeln!(generated, "session {} {start} {end} {}", key_hex(key), hex(&store_key)).unwrap();
+    }
+    check("segmented_keys.txt", &generated);
+}
