@@ -2,5 +2,5 @@
 //! [`txn_rocksdb_format::wire`] (fuzzed there; a malformed input is an `IllegalArgumentException`).
 
 pub(crate) use txn_rocksdb_format::wire::{
-    decode_batch, decode_offset_updates, decode_timestamped_batch, encode_offsets, push_entry, push_versioned_record,
+    decode_batch, decode_offset_updates, encode_offsets, push_entry, push_versioned_record,
 };
