@@ -87,7 +87,7 @@ pub(crate) fn commit_in_one_write(
     for (from, to) in range_deletes {
         batch.delete_range_cf(data, from, to);
     }
-    offsets::append_writes(&mut batch, db, offset_writes);
+    offsets::append_writes(&mut batch, db.offsets(), offset_writes);
     db.write_commit(&batch, writes.entries.is_empty() && range_deletes.is_empty())
 }
 

@@ -34,7 +34,7 @@ impl Staging for Direct {
 
     fn commit(&self, offset_writes: OffsetWrites) -> Result<()> {
         let mut batch = WriteBatch::default();
-        offsets::append_writes(&mut batch, &self.db, &offset_writes);
+        offsets::append_writes(&mut batch, self.db.offsets(), &offset_writes);
         self.db.write_commit(&batch, true)
     }
 

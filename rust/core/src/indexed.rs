@@ -6,7 +6,8 @@
 //! secondary-store strategy keeps the unspilled part of its transactions there too).
 
 use crate::batch::{self, Batch, BatchChunks};
-use crate::db::{Db, Write, DATA_CF};
+use crate::db::{Db, Write};
+use crate::options::DATA_CF;
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};

@@ -6,7 +6,8 @@
 //! the [`Cursor`] operations they walk, and the [`Walk`] that positions a cursor, keeps it inside
 //! the bounds and resumes after the last key returned.
 
-use crate::db::{Db, RawIterator, Snapshot, DATA_CF};
+use crate::db::{Db, RawIterator, Snapshot};
+use crate::options::DATA_CF;
 use crate::error::Result;
 use rust_rocksdb::ReadOptions;
 use std::ops::Bound;

@@ -6,13 +6,17 @@
 //! commit copies them into the main store behind a commit record that recovery rolls forward. Either
 //! way, after a crash the store holds exactly the last commit.
 //!
-//! Modules, bottom up: `db` (the RocksDB instance), `iter` (chunked range walks), the strategies
-//! behind `staging` (`direct`, `indexed`, `secondary`), `store` (the key-value store, which picks
-//! one at open), `segmented` with `window` and `session` on top of it, and `versioned` (Kafka's
-//! versioned key-value store) on the key-value store.
+//! Modules, bottom up: `options` (the RocksDB options and column families a store opens with,
+//! the user's `tuning` over them), `offsets` (the offsets family), `corruption` (damaged files:
+//! the policy, the write-ahead log's checks), `db` (the RocksDB instance), `iter` (chunked range
+//! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `store` (the
+//! key-value store, which picks one at open), `segmented` with `window` and `session` on top of
+//! it, `versioned` (Kafka's versioned key-value store) on the key-value store, and `any_store`
+//! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go).
 //!
 //! This crate has no JNI: everything is testable with `cargo test`.
 
+mod any_store;
 mod corruption;
 mod db;
 mod batch;
@@ -23,6 +27,7 @@ mod indexed;
 mod iter;
 pub mod memory;
 mod offsets;
+mod options;
 mod secondary;
 pub mod segmented;
 pub mod session;
@@ -34,6 +39,7 @@ mod value_format;
 pub mod versioned;
 pub mod window;
 
+pub use any_store::AnyStore;
 pub use db::Write;
 pub use error::{Error, Result};
 pub use iter::{Range, RangeIter};

@@ -1,10 +1,15 @@
 //! Changelog offsets and the committed position, kept in the `offsets` column family (key and
-//! value layout: the format crate's [`txn_rocksdb_format::offsets`]).
+//! value layout: the format crate's [`txn_rocksdb_format::offsets`]). It works on a bare RocksDB
+//! instance, a store's own (`db.rs`) or a read-only view of its files (`corruption/wal.rs`), so it
+//! returns RocksDB's own read errors: the caller names the store in them and marks it damaged
+//! where they say so (`corruption::rocks_error`).
 
-use crate::db::{self, Db};
-use crate::Result;
-use rust_rocksdb::WriteBatch;
-use txn_rocksdb_format::offsets::{offset_key, offset_value, POSITION_KEY};
+use crate::error::{Error, Result};
+use crate::options::OFFSETS_CF;
+use rust_rocksdb::{ColumnFamily, WriteBatch, DB};
+use std::collections::BTreeMap;
+use std::path::Path;
+use txn_rocksdb_format::offsets::{decode_offset, is_offset_key, offset_key, offset_value, POSITION_KEY};
 pub use txn_rocksdb_format::offsets::{OffsetUpdate, TopicPartition};
 
 /// A commit's writes to the `offsets` family: key, and value or `None` to delete.
@@ -32,9 +37,8 @@ pub(crate) fn offset_writes(
     Ok(writes)
 }
 
-/// Appends a commit's writes to the `offsets` family to `batch`.
-pub(crate) fn append_writes(batch: &mut WriteBatch, db: &Db, writes: &OffsetWrites) {
-    let offsets = db.offsets();
+/// Appends a commit's writes to the `offsets` family (`offsets`, the instance's handle) to `batch`.
+pub(crate) fn append_writes(batch: &mut WriteBatch, offsets: &ColumnFamily, writes: &OffsetWrites) {
     for (key, value) in writes {
         match value {
             Some(value) => batch.put_cf(offsets, key, value),
@@ -43,12 +47,30 @@ pub(crate) fn append_writes(batch: &mut WriteBatch, db: &Db, writes: &OffsetWrit
     }
 }
 
-/// The committed changelog offsets.
-pub(crate) fn committed_offsets(db: &Db) -> Result<Vec<(TopicPartition, i64)>> {
-    db::offsets_in(&db.rocks, &db.path)
+/// The offset entries of the `offsets` family in `rocks`, raw, in key order.
+pub(crate) fn offset_entries(rocks: &DB) -> std::result::Result<BTreeMap<Vec<u8>, Vec<u8>>, rust_rocksdb::Error> {
+    let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
+    let mut entries = BTreeMap::new();
+    let mut iterator = rocks.raw_iterator_cf(family);
+    iterator.seek_to_first();
+    while let (Some(key), Some(value)) = (iterator.key(), iterator.value()) {
+        if is_offset_key(key) {
+            entries.insert(key.to_vec(), value.to_vec());
+        }
+        iterator.next();
+    }
+    iterator.status()?;
+    Ok(entries)
 }
 
-/// The position blob written by the last commit that carried one.
-pub(crate) fn committed_position(db: &Db) -> Result<Option<Vec<u8>>> {
-    db.rocks.get_cf(db.offsets(), POSITION_KEY).map_err(|e| db.rocks_err(e))
+/// The changelog offsets that `entries` ([`offset_entries`]) hold; one that does not decode is a
+/// storage error of the store in `path`.
+pub(crate) fn decode_offsets(entries: &BTreeMap<Vec<u8>, Vec<u8>>, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
+    entries.iter().map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, why))).collect()
+}
+
+/// The position blob in `rocks`, written by the last commit that carried one.
+pub(crate) fn position(rocks: &DB) -> std::result::Result<Option<Vec<u8>>, rust_rocksdb::Error> {
+    let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
+    rocks.get_cf(family, POSITION_KEY)
 }

@@ -11,7 +11,7 @@
 //! `segId(streamTime - retention)` is dropped; reads only see entries whose timestamp is at least
 //! `streamTime - retention + 1` (the caller applies that per-record filter).
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::iter::{Range, RangeIter, Step};
 use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
@@ -81,7 +81,7 @@ pub(crate) fn with_segment_timestamps<'a>(
         .iter()
         .map(|&(key, value)| {
             let timestamp = timestamp_of(key).ok_or_else(|| {
-                crate::Error::InvalidArgument(format!("changelog key of {} bytes is too short for this store", key.len()))
+                Error::InvalidArgument(format!("changelog key of {} bytes is too short for this store", key.len()))
             })?;
             Ok((timestamp, key, value))
         })
@@ -111,7 +111,7 @@ impl SegmentedStore {
         edge: RetentionEdge,
     ) -> Result<SegmentedStore> {
         if geometry.retention_ms < 0 || geometry.segment_interval_ms <= 0 {
-            return Err(crate::Error::InvalidArgument(format!(
+            return Err(Error::InvalidArgument(format!(
                 "retention must be >= 0 and segment interval > 0, got {geometry:?}"
             )));
         }

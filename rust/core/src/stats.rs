@@ -7,7 +7,8 @@
 //! `StoreOptions::statistics` (Kafka Streams' `metrics.recording.level=DEBUG`); without them those
 //! values are [`UNAVAILABLE`].
 
-use crate::db::{Db, DATA_CF, OFFSETS_CF, TXN_CF};
+use crate::db::Db;
+use crate::options::{DATA_CF, OFFSETS_CF, TXN_CF};
 use crate::memory;
 use std::sync::atomic::Ordering;
 

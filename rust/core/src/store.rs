@@ -249,12 +249,12 @@ impl KeyValueStore {
 
     /// The committed changelog offsets.
     pub fn committed_offsets(&self) -> Result<Vec<(TopicPartition, i64)>> {
-        offsets::committed_offsets(&self.shared.db)
+        self.shared.db.committed_offsets()
     }
 
     /// The position blob written by the last commit that carried one.
     pub fn committed_position(&self) -> Result<Option<Vec<u8>>> {
-        offsets::committed_position(&self.shared.db)
+        self.shared.db.committed_position()
     }
 
     /// Applies a batch of changelog records (a `None` value deletes) straight to committed data,

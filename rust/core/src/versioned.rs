@@ -333,7 +333,7 @@ impl VersionedStore {
     }
 
     /// Commits the transaction (see [`KeyValueStore::commit`]).
-    pub fn commit(&self, updates: &[crate::OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
+    pub fn commit(&self, updates: &[crate::offsets::OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
         let _state = self.lock();
         self.store.commit(updates, position)
     }

@@ -8,11 +8,11 @@ use crate::codec;
 use crate::ffi::{run, run_raw};
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{open_options, store, store_handle, OpenStore};
+use crate::store::{open_options, store, store_handle};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jbyteArray, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::{KeyValueStore, Range};
+use txn_rocksdb::{AnyStore, KeyValueStore, Range};
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_open<'l>(
@@ -23,7 +23,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> jlong {
     run(&mut env, |env| {
         let (path, options) = open_options(env, &path, &options)?;
-        Ok(store_handle(OpenStore::KeyValue(KeyValueStore::open(&path, options)?)))
+        Ok(store_handle(AnyStore::KeyValue(KeyValueStore::open(&path, options)?)))
     })
 }
 

@@ -7,7 +7,7 @@
 //! arguments, calls the engine and converts the result, inside [`ffi::run`], which catches panics
 //! and turns every error into a specific Java exception, so nothing unwinds into the JVM.
 //!
-//! An open store is ONE owned handle: a boxed [`store::OpenStore`] in a `jlong`; an iterator is a
+//! An open store is ONE owned handle: a boxed [`txn_rocksdb::AnyStore`] in a `jlong`; an iterator is a
 //! boxed [`iterator::IterHandle`]. The Java owner (`NativeStore`) guarantees that a handle is freed
 //! exactly once and never used afterwards (see `handles` for the safety contract).
 

@@ -7,12 +7,13 @@
 use crate::ffi::run;
 use crate::handles::{flag, optional_bytes, required_bytes, to_java};
 use crate::iterator::iter_handle;
-use crate::store::{open_options, store, store_handle, written, OpenStore};
+use crate::store::{open_options, store, store_handle, written};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 use txn_rocksdb::segmented::SegmentOptions;
 use txn_rocksdb::session::{SessionQuery, SessionStore};
+use txn_rocksdb::AnyStore;
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSessionStore_open<'l>(
@@ -26,7 +27,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     run(&mut env, |env| {
         let (path, options) = open_options(env, &path, &options)?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
-        Ok(store_handle(OpenStore::Session(SessionStore::open(&path, options, geometry)?)))
+        Ok(store_handle(AnyStore::Session(SessionStore::open(&path, options, geometry)?)))
     })
 }
 

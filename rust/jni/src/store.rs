@@ -1,6 +1,6 @@
 //! Exported functions of `NativeStore.java`, what every store kind shares (close, commit, offsets,
-//! position, restore, rollback, sizes), and [`OpenStore`], the one native object behind a store
-//! handle.
+//! position, restore, rollback, sizes). The one native object behind a store handle is the
+//! engine's [`AnyStore`], which decides where each of them goes for the store's kind.
 //!
 //! # Safety
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
@@ -12,88 +12,17 @@ use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
-use txn_rocksdb::session::SessionStore;
 use txn_rocksdb::tuning::Tuning;
-use txn_rocksdb::versioned::VersionedStore;
-use txn_rocksdb::window::WindowStore;
-use txn_rocksdb::{CorruptionPolicy, KeyValueStore, OffsetUpdate, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
+use txn_rocksdb::{AnyStore, CorruptionPolicy, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
 use crate::codec::open_options as wire;
 
-/// An open store of one kind, owned by its handle. Offsets and sizes go to the key-value store
-/// every kind is built on; restore goes to the kind's own engine method, which knows how to read
-/// its changelog records; commit and rollback go to the versioned store's own (which hold its lock).
-pub(crate) enum OpenStore {
-    KeyValue(KeyValueStore),
-    Window(WindowStore),
-    Session(SessionStore),
-    Versioned(VersionedStore),
-}
-
-impl OpenStore {
-    /// The key-value store underneath (the store itself for the key-value kind).
-    pub(crate) fn key_value(&self) -> &KeyValueStore {
-        match self {
-            OpenStore::KeyValue(store) => store,
-            OpenStore::Window(store) => store.segments().key_value(),
-            OpenStore::Session(store) => store.segments().key_value(),
-            OpenStore::Versioned(store) => store.key_value(),
-        }
-    }
-
-    /// Applies a batch of changelog records straight to committed data: `NativeStore.restore`'s
-    /// batch format for the kind (with each record's timestamp for the versioned store).
-    pub(crate) fn restore(&self, batch: &[u8]) -> NativeResult<()> {
-        match self {
-            OpenStore::KeyValue(store) => Ok(store.restore(codec::decode_batch(batch)?.iter().copied())?),
-            OpenStore::Window(store) => Ok(store.restore(&codec::decode_batch(batch)?)?),
-            OpenStore::Session(store) => Ok(store.restore(&codec::decode_batch(batch)?)?),
-            OpenStore::Versioned(store) => Ok(store.restore(&codec::decode_timestamped_batch(batch)?)?),
-        }
-    }
-
-    fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> txn_rocksdb::Result<()> {
-        match self {
-            OpenStore::Versioned(store) => store.commit(updates, position),
-            other => other.key_value().commit(updates, position),
-        }
-    }
-
-    fn rollback(&self) -> txn_rocksdb::Result<()> {
-        match self {
-            OpenStore::Versioned(store) => store.rollback(),
-            other => other.key_value().rollback(),
-        }
-    }
-
-    pub(crate) fn window(&self) -> NativeResult<&WindowStore> {
-        match self {
-            OpenStore::Window(store) => Ok(store),
-            _ => Err(invalid("the store handle is not a window store")),
-        }
-    }
-
-    pub(crate) fn session(&self) -> NativeResult<&SessionStore> {
-        match self {
-            OpenStore::Session(store) => Ok(store),
-            _ => Err(invalid("the store handle is not a session store")),
-        }
-    }
-
-    pub(crate) fn versioned(&self) -> NativeResult<&VersionedStore> {
-        match self {
-            OpenStore::Versioned(store) => Ok(store),
-            _ => Err(invalid("the store handle is not a versioned store")),
-        }
-    }
-}
-
 /// Borrows the store behind `handle` (see `handles` for the safety contract).
-pub(crate) fn store<'a>(handle: jlong) -> NativeResult<&'a OpenStore> {
+pub(crate) fn store<'a>(handle: jlong) -> NativeResult<&'a AnyStore> {
     borrow(handle, "store")
 }
 
 /// Moves an opened store to the heap and returns its handle.
-pub(crate) fn store_handle(store: OpenStore) -> jlong {
+pub(crate) fn store_handle(store: AnyStore) -> jlong {
     into_handle(store)
 }
 
@@ -164,7 +93,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
     _class: JClass<'l>,
     handle: jlong,
 ) {
-    run(&mut env, |_| free::<OpenStore>(handle, "store"))
+    run(&mut env, |_| free::<AnyStore>(handle, "store"))
 }
 
 #[unsafe(no_mangle)]
@@ -216,7 +145,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
 ) {
     run(&mut env, |env| {
         let batch = required_bytes(env, &batch, "batch")?;
-        store(handle)?.restore(&batch)
+        Ok(store(handle)?.restore(&batch)?)
     })
 }
 

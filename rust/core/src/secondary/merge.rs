@@ -5,7 +5,8 @@
 //! (`batch.rs`).
 
 use super::keys::{decode_value, generation_bounds, is_tombstone, store_key, temporary_key};
-use crate::db::{Db, RawIterator, Snapshot, DATA_CF, TXN_CF};
+use crate::db::{Db, RawIterator, Snapshot};
+use crate::options::{DATA_CF, TXN_CF};
 use crate::iter::{Cursor, Walk};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;

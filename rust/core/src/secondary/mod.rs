@@ -32,7 +32,8 @@ mod merge;
 mod roll_forward;
 
 use crate::batch::{self, BatchChunks, Writes};
-use crate::db::{Db, Snapshot, Write, DATA_CF};
+use crate::db::{Db, Snapshot, Write};
+use crate::options::DATA_CF;
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};

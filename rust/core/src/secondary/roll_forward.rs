@@ -17,7 +17,8 @@
 
 use super::commit_file;
 use super::keys::{decode_value, generation_bounds, store_key};
-use crate::db::{Db, RawIterator, TXN_CF};
+use crate::db::{Db, RawIterator};
+use crate::options::TXN_CF;
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets;
@@ -115,7 +116,7 @@ pub(super) fn finish(
     for (from, to) in &record.range_deletes {
         batch.delete_range_cf(db.data(), from, to);
     }
-    offsets::append_writes(&mut batch, db, &record.offset_writes);
+    offsets::append_writes(&mut batch, db.offsets(), &record.offset_writes);
     if record_stored {
         batch.delete_cf(db.offsets(), COMMIT_RECORD_KEY);
     }
