@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams;
 
+import dev.txnrocksdb.streams.internals.KafkaStreamsCompatibility;
 import dev.txnrocksdb.streams.internals.StoreSettings;
 import dev.txnrocksdb.streams.internals.SupplierFactory;
 import dev.txnrocksdb.streams.internals.TxnWindowStore;
@@ -79,8 +80,15 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
 public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     private volatile boolean transactional = TxnRocksDBConfig.DSL_TRANSACTIONAL_DEFAULT;
 
-    /** Suppliers of transactional stores; works without {@link #configure}. */
-    public TxnRocksDBDslStoreSuppliers() {}
+    /**
+     * Suppliers of transactional stores; works without {@link #configure}.
+     *
+     * @throws IllegalStateException if the Kafka Streams on the class path is not the one this jar
+     *     needs, naming both versions and how to fix the build
+     */
+    public TxnRocksDBDslStoreSuppliers() {
+        KafkaStreamsCompatibility.check();
+    }
 
     /**
      * Validates every {@code txn.rocksdb.*} setting ({@link TxnRocksDBConfig#configDef()}), so a
@@ -91,9 +99,11 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
      *
      * @throws org.apache.kafka.common.config.ConfigException naming the key, the value and what is
      *     allowed, if a {@code txn.rocksdb.*} entry is malformed
+     * @throws IllegalStateException if the Kafka Streams on the class path is not the one this jar needs
      */
     @Override
     public void configure(Map<String, ?> configs) {
+        KafkaStreamsCompatibility.check();
         transactional = StoreSettings.from(configs).dslTransactional();
     }
 

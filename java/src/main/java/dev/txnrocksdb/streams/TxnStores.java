@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams;
 import static org.apache.kafka.streams.internals.ApiUtils.prepareMillisCheckFailMsgPrefix;
 import static org.apache.kafka.streams.internals.ApiUtils.validateMillisecondDuration;
 
+import dev.txnrocksdb.streams.internals.KafkaStreamsCompatibility;
 import dev.txnrocksdb.streams.internals.SupplierFactory;
 import dev.txnrocksdb.streams.internals.TxnKeyValueBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.TxnKeyValueHeadersBytesStoreSupplier;
@@ -46,6 +47,11 @@ import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
  * }</pre>
  */
 public final class TxnStores {
+    static {
+        // Before any factory method touches Kafka Streams API newer than what the application may bring.
+        KafkaStreamsCompatibility.check();
+    }
+
     private TxnStores() {}
 
     /**

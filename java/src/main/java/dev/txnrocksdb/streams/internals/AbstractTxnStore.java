@@ -26,6 +26,7 @@ public abstract class AbstractTxnStore<S extends NativeStore> implements Transac
     final StoreCore<S> core;
 
     protected AbstractTxnStore(String name, boolean transactional, TransactionStrategy strategy) {
+        KafkaStreamsCompatibility.check();
         this.core = new StoreCore<>(name, transactional, strategy);
     }
 
