@@ -241,7 +241,7 @@ public final class TxnRocksDBConfig {
         @Override
         public void ensureValid(String name, Object value) {
             if (!(value instanceof TransactionStrategy)) {
-                ConfigValues.transactionStrategy(value == null ? null : value.toString());
+                ConfigValues.transactionStrategy(name, value == null ? null : value.toString());
             }
         }
 

@@ -1,7 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -34,15 +33,17 @@ public final class ConfigValues {
     }
 
     /**
-     * Parses a value of {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}: {@code indexed-batch}
-     * or {@code secondary-store} (surrounding whitespace and letter case are ignored).
+     * Parses a transaction strategy setting ({@code txn.rocksdb.transaction.strategy}, or a store's
+     * own): {@code indexed-batch} or {@code secondary-store} (surrounding whitespace and letter case
+     * are ignored).
      *
+     * @param name the setting's name, for the message
      * @param value the configured value
      * @return the strategy it names
-     * @throws ConfigException naming {@link TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}, the
-     *     value and the allowed values, if {@code value} is null or names no strategy
+     * @throws ConfigException naming the setting, the value and the allowed values, if
+     *     {@code value} is null or names no strategy
      */
-    public static TransactionStrategy transactionStrategy(String value) {
+    public static TransactionStrategy transactionStrategy(String name, String value) {
         if (value != null) {
             String text = value.trim().toLowerCase(Locale.ROOT);
             for (TransactionStrategy strategy : TransactionStrategy.values()) {
@@ -51,8 +52,7 @@ public final class ConfigValues {
                 }
             }
         }
-        throw new ConfigException(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, value,
-            "Expected one of: " + transactionStrategies());
+        throw new ConfigException(name, value, "Expected one of: " + transactionStrategies());
     }
 
     /** The allowed values of the strategy setting, comma-separated: {@code indexed-batch, secondary-store}. */

@@ -51,7 +51,8 @@ public final class StoreSettings {
         this.transactionalStateStoresEnabled =
             ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
         this.syncCommit = (Boolean) ours.get(TxnRocksDBConfig.COMMIT_SYNC_CONFIG);
-        this.transactionStrategy = ConfigValues.transactionStrategy((String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
+        this.transactionStrategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG,
+            (String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
         this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
         this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
         Map<String, String> perStore = new HashMap<>();

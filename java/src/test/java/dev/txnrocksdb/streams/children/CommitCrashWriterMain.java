@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.children;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
@@ -54,7 +55,7 @@ public final class CommitCrashWriterMain {
     public static void main(String[] args) throws InterruptedException {
         File stateDir = new File(args[0]);
         String storeName = args[1];
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[2]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
         int bigCount = Integer.parseInt(args[3]);
         int valueBytes = Integer.parseInt(args[4]);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);

@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.children;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
@@ -28,7 +29,7 @@ public final class CrashWriterMain {
         int committed = Integer.parseInt(args[2]);
         int uncommitted = Integer.parseInt(args[3]);
         long offset = Long.parseLong(args[4]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[5]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[5]);
 
         TxnKeyValueStore store = new TxnKeyValueStore(storeName, true, strategy);
         store.init(new TestStateStoreContext(stateDir), store);

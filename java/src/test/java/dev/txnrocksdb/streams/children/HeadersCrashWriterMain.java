@@ -1,6 +1,7 @@
 package dev.txnrocksdb.streams.children;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.TxnStores;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import java.nio.charset.StandardCharsets;
@@ -83,7 +84,7 @@ public final class HeadersCrashWriterMain {
 
     public static void main(String[] args) {
         String kind = args[1];
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[2]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
         int readyAfter = Integer.parseInt(args[3]);
         try (TopologyTestDriver driver = new TopologyTestDriver(topology(kind, strategy), props(args[0]))) {
             TestInputTopic<String, String> in = driver.createInputTopic("in", new StringSerializer(), new StringSerializer());

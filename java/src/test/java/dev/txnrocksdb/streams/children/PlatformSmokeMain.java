@@ -8,6 +8,7 @@ import static dev.txnrocksdb.streams.children.SegmentedCrashWriterMain.time;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
@@ -60,7 +61,7 @@ public final class PlatformSmokeMain {
         File stateDir = new File(args[1]);
         String storeName = args[2];
         long offset = Long.parseLong(args[3]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[4]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
         String platform = args[5];
         int committed = Integer.parseInt(args[6]);
 

@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.children;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnSessionStore;
@@ -50,7 +51,7 @@ public final class SegmentedCrashWriterMain {
         File stateDir = new File(args[1]);
         String storeName = args[2];
         long offset = Long.parseLong(args[3]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[4]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);
         TestStateStoreContext context = new TestStateStoreContext(stateDir);
 

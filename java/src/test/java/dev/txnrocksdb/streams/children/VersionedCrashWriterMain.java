@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.children;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnVersionedKeyValueStore;
@@ -240,7 +241,7 @@ public final class VersionedCrashWriterMain {
 
     public static void main(String[] args) throws InterruptedException {
         File stateDir = new File(args[0]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(args[1]);
+        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[1]);
         Random random = new Random(Long.parseLong(args[2]));
         Writer writer = new Writer(open(stateDir, strategy), true);
 

@@ -91,22 +91,22 @@ class TransactionStrategyConfigTest {
 
     @Test
     void parseAcceptsTheConfigNamesIgnoringCaseAndSurroundingBlanks() {
-        assertSame(TransactionStrategy.INDEXED_BATCH, ConfigValues.transactionStrategy("indexed-batch"));
-        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy("secondary-store"));
-        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy(" Secondary-Store\t"));
+        assertSame(TransactionStrategy.INDEXED_BATCH, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "indexed-batch"));
+        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "secondary-store"));
+        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, " Secondary-Store\t"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "secondary", "SECONDARY_STORE", "indexed_batch", "rocksdb"})
     void parseRejectsAnythingElseNamingTheKeyTheValueAndTheAllowedValues(String bad) {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(bad));
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, bad));
         assertEquals("Invalid value " + bad + " for configuration " + KEY
             + ": Expected one of: indexed-batch, secondary-store", e.getMessage());
     }
 
     @Test
     void parseRejectsNull() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(null));
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, null));
         assertTrue(e.getMessage().contains(KEY), e.getMessage());
     }
 
