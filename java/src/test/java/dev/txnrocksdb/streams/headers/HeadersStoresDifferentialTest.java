@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.TestDrivers;
+import dev.txnrocksdb.streams.fixtures.TestDrivers.Reopen;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -330,16 +330,6 @@ class HeadersStoresDifferentialTest {
         };
     }
 
-    /** How a run closes and reopens its application half-way. */
-    private enum Reopen {
-        /** It does not: one driver on the one topology runs every operation. */
-        NONE,
-        /** The first driver closes keeping its state directory; the second reopens on it. */
-        KEEPING_STATE,
-        /** The first driver closes as {@code TopologyTestDriver.close()} does, deleting the state. */
-        LOSING_STATE
-    }
-
     /**
      * Runs the first half of the operations on the first topology, closes the application as
      * {@code reopen} says and runs the second half on the second one over the same state directory
@@ -352,7 +342,6 @@ class HeadersStoresDifferentialTest {
             List<Op> half = reopen == Reopen.NONE ? ops
                 : phase == 0 ? ops.subList(0, ops.size() / 2) : ops.subList(ops.size() / 2, ops.size());
             Supplier<Topology> topology = phases.get(phase);
-            boolean keepState = phase == 0 && reopen == Reopen.KEEPING_STATE;
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "headers-differential");
             props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -369,11 +358,7 @@ class HeadersStoresDifferentialTest {
                 }
                 out.readValuesToList().forEach(results::add);
             } finally {
-                if (keepState) {
-                    TestDrivers.closeKeepingState(driver, props);
-                } else {
-                    driver.close();
-                }
+                reopen.close(driver, props, phase == 0);
             }
         }
         return results;

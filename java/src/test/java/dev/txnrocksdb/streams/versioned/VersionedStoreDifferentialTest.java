@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.TestDrivers;
+import dev.txnrocksdb.streams.fixtures.TestDrivers.Reopen;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -98,16 +98,6 @@ class VersionedStoreDifferentialTest {
         // The reopen really reopens on the state written before it: on lost state (a plain driver
         // close deletes the task directories) the results differ.
         assertNotEquals(ours, run(strategy, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
-    }
-
-    /** How a run closes and reopens its application half-way. */
-    private enum Reopen {
-        /** It does not: one driver runs every operation. */
-        NONE,
-        /** The first driver closes keeping its state directory; the second reopens on it. */
-        KEEPING_STATE,
-        /** The first driver closes as {@code TopologyTestDriver.close()} does, deleting the state. */
-        LOSING_STATE
     }
 
     private static void compare(List<String> kafka, List<String> ours, List<String[]> ops, long seed) {
@@ -228,7 +218,6 @@ class VersionedStoreDifferentialTest {
             ? List.of(ops.subList(0, ops.size() / 2), ops.subList(ops.size() / 2, ops.size())) : List.of(ops);
         for (int i = 0; i < phases.size(); i++) {
             List<String[]> phase = phases.get(i);
-            boolean keepState = i == 0 && reopen == Reopen.KEEPING_STATE;
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "versioned-differential");
             props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -244,11 +233,7 @@ class VersionedStoreDifferentialTest {
                 }
                 out.readValuesToList().forEach(results::add);
             } finally {
-                if (keepState) {
-                    TestDrivers.closeKeepingState(driver, props);
-                } else {
-                    driver.close();
-                }
+                reopen.close(driver, props, i == 0);
             }
         }
         return results;
