@@ -33,7 +33,7 @@ class HeadersStoresCrashTest {
     Path stateDir;
 
     @ParameterizedTest(name = "{0} with headers, {1}")
-    @MethodSource("dev.txnrocksdb.streams.HeadersStoresDifferentialTest#cases")
+    @MethodSource("dev.txnrocksdb.streams.headers.HeadersStoresDifferentialTest#cases")
     void killDashNineKeepsEveryCommittedRecordWithItsHeaders(String kind, TransactionStrategy strategy) throws Exception {
         ChildJvm child = ChildJvm.start(HeadersCrashWriterMain.class, stateDir.toString(), kind, strategy.configName(),
             Integer.toString(READY_AFTER));
