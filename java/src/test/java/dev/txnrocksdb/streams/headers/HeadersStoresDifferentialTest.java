@@ -65,6 +65,8 @@ class HeadersStoresDifferentialTest {
     private static final Duration RETENTION = Duration.ofSeconds(10);
     private static final Duration WINDOW = Duration.ofSeconds(1);
     private static final int OPERATIONS = 1_500;
+    /** Where a run closes and reopens: the first phase runs the operations before it. */
+    private static final int SPLIT = OPERATIONS / 2;
 
     @TempDir
     Path stateDir;
@@ -93,10 +95,12 @@ class HeadersStoresDifferentialTest {
             assertEquals(kafka.get(i), ours.get(i), kind + " with headers, result " + i + " (" + ops.get(i) + "), seed " + seed);
         }
         assertTrue(kafka.stream().anyMatch(line -> line.contains("h0=")), "some results carry headers; seed " + seed);
-        // The reopen really reopens on the state written before it: for Kafka's store it changes no
-        // result, and a reopen on lost state changes some, so a store of ours that lost its state
-        // would fail the comparison above.
-        assertEquals(run(List.of(topology(kind, null)), ops, Reopen.NONE), kafka, kind + " across a reopen, seed " + seed);
+        // The reopen really reopens on the state written before it: on lost state the results differ
+        // (the reads of every key right after the reopen see it), so a store of ours that lost its
+        // state would fail the comparison above. (Kafka's reopened store is the reference, not its
+        // uninterrupted run: window and session stores take their observed stream time up again
+        // from -1 after a reopen, so until the next put they answer reads of expired windows that
+        // the uninterrupted store no longer returns; ours do the same.)
         assertNotEquals(kafka, run(List.of(topology(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
             kind + ": a reopen on lost state goes unseen, seed " + seed);
     }
@@ -263,6 +267,13 @@ class HeadersStoresDifferentialTest {
             ops.add(new Op(kinds[random.nextInt(kinds.length)], "k" + random.nextInt(25), value, headers, time,
                 Math.max(0, time - random.nextInt(3_000))));
         }
+        // Where a run may close and reopen, a read of every key's entries ("all": the whole store for
+        // key-value stores, every window up to now for window stores, the key's sessions for session
+        // stores), so what survived the reopen is read before anything else touches the store.
+        long now = ops.get(SPLIT - 1).timestamp;
+        for (int k = 0; k < 25; k++) {
+            ops.add(SPLIT + k, new Op("all", "k" + k, null, new RecordHeaders(), now, 0));
+        }
         return ops;
     }
 
@@ -340,7 +351,7 @@ class HeadersStoresDifferentialTest {
         List<String> results = new ArrayList<>();
         for (int phase = 0; phase < phases.size(); phase++) {
             List<Op> half = reopen == Reopen.NONE ? ops
-                : phase == 0 ? ops.subList(0, ops.size() / 2) : ops.subList(ops.size() / 2, ops.size());
+                : phase == 0 ? ops.subList(0, SPLIT) : ops.subList(SPLIT, ops.size());
             Supplier<Topology> topology = phases.get(phase);
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "headers-differential");
