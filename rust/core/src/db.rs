@@ -190,6 +190,15 @@ impl Db {
         self.rocks.flush_cfs_opt(&[self.data(), self.offsets(), self.txn()], &FlushOptions::default()).map_err(|e| self.rocks_err(e))
     }
 
+    /// A RocksDB checkpoint of the instance in `dir` (which must not exist, on the same file
+    /// system): every family flushed (atomically), SST files hard linked, the MANIFEST, CURRENT,
+    /// OPTIONS and live WAL files copied. The caller keeps commits out meanwhile
+    /// (`KeyValueStore::checkpoint`).
+    pub(crate) fn checkpoint(&self, dir: &Path) -> Result<()> {
+        let checkpoint = rust_rocksdb::checkpoint::Checkpoint::new(&self.rocks).map_err(|e| self.rocks_err(e))?;
+        checkpoint.create_checkpoint(dir).map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
+    }
+
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).
     pub(crate) fn write_committed<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         self.rocks.write(&self.data_batch(writes)).map_err(|e| self.rocks_err(e))

@@ -37,6 +37,8 @@ pub const POINTS: &[&str] = &[
     "restore:after-batch",
     // upgrading a store's values to a newer format at open, after each batch but the last
     "upgrade:after-batch",
+    // taking a snapshot: its files are sent, its manifest not yet written
+    "snapshot:before-manifest",
 ];
 
 #[cfg(feature = "fault-injection")]

@@ -12,7 +12,9 @@
 //! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `store` (the
 //! key-value store, which picks one at open), `segmented` with `window` and `session` on top of
 //! it, `versioned` (Kafka's versioned key-value store) on the key-value store, and `any_store`
-//! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go).
+//! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go), and
+//! on top `snapshot` (a store's snapshots in object storage: taken from a checkpoint between two
+//! commits, restored into an empty directory, retained).
 //!
 //! This crate has no JNI: everything is testable with `cargo test`.
 
@@ -30,6 +32,7 @@ mod offsets;
 mod options;
 mod secondary;
 pub mod segmented;
+pub mod snapshot;
 pub mod session;
 mod staging;
 pub mod stats;

@@ -13,10 +13,10 @@ use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
 use crate::secondary::{self, TempStore};
 pub use crate::secondary::DEFAULT_SPILL_BYTES;
-use crate::staging::Staging;
+use crate::staging::{lock, Staging};
 use crate::value_format::{self, ValueFormat};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
 /// the store's format.
@@ -127,6 +127,9 @@ struct Shared {
     staging: ChosenStaging,
     db: Arc<Db>,
     options: StoreOptions,
+    /// Held by every commit and rollback, and by [`KeyValueStore::checkpoint`]: a checkpoint is
+    /// never taken in the middle of a commit (a secondary-store copy in several writes).
+    commit_gate: Mutex<()>,
 }
 
 /// A transactional key-value store over one RocksDB instance. Cloning shares the same store.
@@ -166,7 +169,7 @@ impl KeyValueStore {
             (true, Strategy::SecondaryStore) => ChosenStaging::Secondary(TempStore::new(db.clone(), options.spill_bytes)),
         };
         log::debug!("opened store {} ({options:?})", db.path.display());
-        Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options }) })
+        Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options, commit_gate: Mutex::new(()) }) })
     }
 
     /// The options the store was opened with.
@@ -243,6 +246,7 @@ impl KeyValueStore {
     /// `updates` empty clears every committed offset; an update with `None` removes that
     /// partition's offset; other partitions keep theirs. Offsets are stored verbatim (-4 too).
     pub fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
+        let _gate = lock(&self.shared.commit_gate);
         let offset_writes = offsets::offset_writes(updates, position, || self.committed_offsets())?;
         staging!(self, staging => staging.commit(offset_writes))
     }
@@ -278,9 +282,19 @@ impl KeyValueStore {
     /// is resumed first, so a recovery from a passing failure works; one whose cause persists
     /// fails again here.
     pub fn rollback(&self) -> Result<()> {
+        let _gate = lock(&self.shared.commit_gate);
         let db = &self.shared.db;
         db.rocks.resume().map_err(|e| db.rocks_err(e))?;
         staging!(self, staging => staging.rollback())
+    }
+
+    /// A RocksDB checkpoint of the store in `dir` (which must not exist): its SST files hard
+    /// linked, the rest copied, after a flush of every family. Taken between two commits (it waits
+    /// for a running one and holds the next one back while it runs), so it holds exactly the data
+    /// and offsets of the last commit, plus what restore and write-through writes added since.
+    pub(crate) fn checkpoint(&self, dir: &Path) -> Result<()> {
+        let _gate = lock(&self.shared.commit_gate);
+        self.shared.db.checkpoint(dir)
     }
 
     /// Bytes held by the uncommitted writes.

@@ -11,6 +11,7 @@
 //!   its enumerations (strategy, corruption policy, value format).
 //! - [`offsets`]: changelog offsets, the position and the commit record's keys in the `offsets`
 //!   column family.
+//! - [`snapshot_manifest`]: the manifest of a store's snapshot in object storage.
 //! - [`segment`]: the segment prefix of window and session stores.
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
 //!   restore decodes).
@@ -27,6 +28,7 @@ pub mod open_options;
 pub mod properties;
 mod reader;
 pub mod segment;
+pub mod snapshot_manifest;
 pub mod session_key;
 pub mod temporary;
 pub mod value_format;

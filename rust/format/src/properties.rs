@@ -5,6 +5,7 @@
 //! same (to the same bytes where the format has one encoding per value).
 //! Not API.
 
+use crate::snapshot_manifest::{self, Manifest};
 use crate::commit_record::{seal, CommitRecord};
 use crate::offsets::{decode_offset, offset_key, offset_value};
 use crate::open_options::OpenOptions;
@@ -150,7 +151,22 @@ pub fn wal(bytes: &[u8]) {
 pub type Property = fn(&[u8]);
 
 /// Every target by name (the fuzz binaries' names).
-pub const TARGETS: [(&str, Property); 8] = [
+/// Any bytes as a snapshot manifest. What decodes re-encodes to the same bytes (the format has one
+/// encoding per manifest), and every file name it accepts stays inside a directory.
+pub fn snapshot_manifest(bytes: &[u8]) {
+    if let Ok(manifest) = Manifest::decode(bytes) {
+        assert_eq!(manifest.encode(), bytes);
+        assert!(manifest.files.iter().all(|f| snapshot_manifest::is_plain_file_name(&f.name)));
+    }
+}
+
+/// A manifest with a valid magic, version and checksum around arbitrary contents: reaches the
+/// decoder past the checksum.
+pub fn snapshot_manifest_sealed(body: &[u8]) {
+    snapshot_manifest(&snapshot_manifest::seal(body));
+}
+
+pub const TARGETS: [(&str, Property); 10] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
@@ -159,4 +175,6 @@ pub const TARGETS: [(&str, Property); 8] = [
     ("open_options", open_options),
     ("versioned", versioned),
     ("wal", wal),
+    ("snapshot_manifest", snapshot_manifest),
+    ("snapshot_manifest_sealed", snapshot_manifest_sealed),
 ];

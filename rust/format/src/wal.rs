@@ -26,8 +26,15 @@ pub enum WalScan {
     Damaged { at: usize, reason: String },
 }
 
-/// crc32c (Castagnoli), as RocksDB computes it.
-fn crc32c(bytes: &[u8]) -> u32 {
+/// crc32c (Castagnoli), as RocksDB computes it (also the checksum of snapshot files and manifests,
+/// `snapshot_manifest.rs`).
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    crc32c_extend(0, bytes)
+}
+
+/// The crc32c of the bytes checksummed into `crc` followed by `bytes` (`crc32c_extend(0, b)` is
+/// `crc32c(b)`): a checksum of bytes that come in pieces.
+pub fn crc32c_extend(crc: u32, bytes: &[u8]) -> u32 {
     const fn table() -> [u32; 256] {
         let mut table = [0u32; 256];
         let mut i = 0;
@@ -44,7 +51,7 @@ fn crc32c(bytes: &[u8]) -> u32 {
         table
     }
     static TABLE: [u32; 256] = table();
-    !bytes.iter().fold(!0u32, |crc, &b| TABLE[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8))
+    !bytes.iter().fold(!crc, |crc, &b| TABLE[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8))
 }
 
 fn unmask(masked: u32) -> u32 {
@@ -143,6 +150,7 @@ mod tests {
     #[test]
     fn crc32c_matches_the_standard_check_value() {
         assert_eq!(crc32c(b"123456789"), 0xE306_9283);
+        assert_eq!(crc32c_extend(crc32c(b"1234"), b"56789"), 0xE306_9283);
         assert_eq!(unmask(mask(0x1234_5678)), 0x1234_5678);
     }
 

@@ -1,0 +1,182 @@
+//! Taking a snapshot: a checkpoint between two commits, its offsets read from it, its files sent
+//! (those an earlier snapshot sent are referenced), the manifest written last, the checkpoint
+//! deleted.
+
+use super::location::Location;
+use super::{file_checksum, local_err, manifest_name, manifest_seq, object_name, FILES, SNAPSHOTS};
+use crate::error::{Error, Result};
+use crate::fault;
+use crate::offsets::{self, TopicPartition};
+use crate::options::Opening;
+use crate::store::KeyValueStore;
+use rust_rocksdb::DBRecoveryMode;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
+use txn_rocksdb_format::open_options::Strategy as StrategyCode;
+use txn_rocksdb_format::snapshot_manifest::{Manifest, SnapshotFile};
+use txn_rocksdb_format::value_format::{ValueFormat, UPGRADE_KEY, VALUE_FORMAT_KEY};
+
+/// Checkpoint directories live in the store's directory under this prefix (same file system, so
+/// SST files are hard linked); one left by a process that died is deleted by the next snapshot.
+const CHECKPOINT_PREFIX: &str = "snapshot-checkpoint-";
+
+/// What [`take`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Taken {
+    /// The snapshot's number (its manifest `snapshots/<seq>.manifest`).
+    pub seq: u64,
+    /// The changelog offsets the snapshot holds.
+    pub offsets: Vec<(TopicPartition, i64)>,
+    /// Files in the snapshot.
+    pub files: usize,
+    /// Files sent by this snapshot (the others were already there).
+    pub files_uploaded: usize,
+    /// Bytes sent by this snapshot (the manifest not counted).
+    pub bytes_uploaded: u64,
+}
+
+/// Takes a snapshot of `store` at `location` under `store_id`. Commits wait only while the
+/// checkpoint is taken (a flush of the memtables and hard links); sending the files and writing the
+/// manifest run after it. Take one snapshot of a store at a time. A store whose last commit failed
+/// half-way (a secondary-store copy not yet rolled forward) or whose values are being upgraded
+/// refuses ([`Error::InvalidArgument`]): roll it back first.
+pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Result<Taken> {
+    let snapshots = location.path(store_id, SNAPSHOTS)?;
+    let seq = location
+        .list(&snapshots)?
+        .iter()
+        .filter_map(|object| object.location.filename().and_then(manifest_seq))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    remove_leftover_checkpoints(store.path())?;
+    let checkpoint = Checkpoint(store.path().join(format!("{CHECKPOINT_PREFIX}{seq}")));
+    store.checkpoint(&checkpoint.0)?;
+    let image = read_image(store, &checkpoint.0)?;
+
+    let existing: HashMap<String, u64> = location
+        .list(&location.path(store_id, FILES)?)?
+        .into_iter()
+        .filter_map(|object| Some((object.location.filename()?.to_string(), object.size)))
+        .collect();
+    let (mut files, mut files_uploaded, mut bytes_uploaded) = (Vec::new(), 0, 0);
+    for name in file_names(&checkpoint.0)? {
+        let path = checkpoint.0.join(&name);
+        let (size, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
+        let object = object_name(&name, size, crc32c);
+        if existing.get(&object) != Some(&size) {
+            let sent = location.put_file(&location.path(store_id, &format!("{FILES}/{object}"))?, &path)?;
+            if sent != size {
+                return Err(local_err(&path, "sending a checkpoint file", format!("{sent} bytes read, {size} expected")));
+            }
+            files_uploaded += 1;
+            bytes_uploaded += size;
+        }
+        files.push(SnapshotFile { name, object, size, crc32c });
+    }
+    fault::point("snapshot:before-manifest")?;
+
+    let options = store.options();
+    let manifest = Manifest {
+        seq,
+        created_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64),
+        store_id: store_id.to_string(),
+        value_format: image.value_format.unwrap_or(options.value_format),
+        transactional: options.transactional,
+        strategy: match options.strategy {
+            crate::Strategy::IndexedBatch => StrategyCode::IndexedBatch,
+            crate::Strategy::SecondaryStore => StrategyCode::SecondaryStore,
+        },
+        offsets: image.offsets.clone(),
+        position: image.position,
+        files,
+    };
+    let file_count = manifest.files.len();
+    let manifest_path = location.path(store_id, &format!("{SNAPSHOTS}/{}", manifest_name(seq)))?;
+    if !location.put_new(&manifest_path, manifest.encode())? {
+        return Err(location.err(
+            &manifest_path,
+            "another snapshot of this store wrote this manifest meanwhile: take one snapshot of a store at a time",
+        ));
+    }
+    log::info!(
+        "store {}: snapshot {seq} written to {}/{store_id} ({file_count} files, {files_uploaded} sent, {bytes_uploaded} bytes)",
+        store.path().display(),
+        location.uri()
+    );
+    Ok(Taken { seq, offsets: image.offsets, files: file_count, files_uploaded, bytes_uploaded })
+}
+
+/// A checkpoint directory, deleted when dropped (after the upload, or when it failed).
+struct Checkpoint(PathBuf);
+
+impl Drop for Checkpoint {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_dir_all(&self.0) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                log::warn!("snapshot: deleting the checkpoint {} failed: {e}", self.0.display());
+            }
+        }
+    }
+}
+
+fn remove_leftover_checkpoints(store_dir: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(store_dir).map_err(|e| local_err(store_dir, "listing the store's directory", e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| local_err(store_dir, "listing the store's directory", e))?;
+        if entry.file_name().to_string_lossy().starts_with(CHECKPOINT_PREFIX) {
+            std::fs::remove_dir_all(entry.path()).map_err(|e| local_err(&entry.path(), "deleting a leftover checkpoint", e))?;
+        }
+    }
+    Ok(())
+}
+
+/// The checkpoint's files, by name (RocksDB's info logs left out).
+fn file_names(dir: &Path) -> Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| local_err(dir, "listing the checkpoint", e))? {
+        let entry = entry.map_err(|e| local_err(dir, "listing the checkpoint", e))?;
+        let is_file = entry.file_type().map_err(|e| local_err(dir, "listing the checkpoint", e))?.is_file();
+        let name = entry.file_name().into_string().map_err(|name| local_err(dir, "a checkpoint file name", format!("{name:?} is not UTF-8")))?;
+        if is_file && !name.starts_with("LOG") {
+            names.push(name);
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// What the checkpoint holds besides its data.
+struct Image {
+    offsets: Vec<(TopicPartition, i64)>,
+    position: Option<Vec<u8>>,
+    value_format: Option<ValueFormat>,
+}
+
+/// Reads the offsets, position and value format from the checkpoint in `dir` (opened read-only):
+/// they are those of the data beside them, as every commit writes them in the same atomic write.
+fn read_image(store: &KeyValueStore, dir: &Path) -> Result<Image> {
+    let opening = Opening { path: dir, statistics: false, tuning: &store.options().tuning };
+    let rocks = opening
+        .open_read_only(DBRecoveryMode::TolerateCorruptedTailRecords)
+        .map_err(|e| local_err(dir, "opening the checkpoint", e))?;
+    let read = |e: rust_rocksdb::Error| local_err(dir, "reading the checkpoint", e);
+    let family = rocks.cf_handle(crate::options::OFFSETS_CF).expect("offsets column family is created at open");
+    for (key, what) in [(COMMIT_RECORD_KEY, "its last commit failed half-way"), (UPGRADE_KEY, "its values are being upgraded")] {
+        if rocks.get_pinned_cf(family, key).map_err(read)?.is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "store {}: no snapshot while {what}; roll it back or reopen it first",
+                store.path().display()
+            )));
+        }
+    }
+    let offsets = offsets::decode_offsets(&offsets::offset_entries(&rocks).map_err(read)?, dir)?;
+    let position = offsets::position(&rocks).map_err(read)?;
+    let value_format = match rocks.get_pinned_cf(family, VALUE_FORMAT_KEY).map_err(read)? {
+        Some(bytes) => Some(ValueFormat::decode(&bytes).map_err(|e| local_err(dir, "reading the checkpoint's value format", e))?),
+        None => None,
+    };
+    Ok(Image { offsets, position, value_format })
+}

@@ -1,0 +1,301 @@
+//! Snapshots in object storage (the engine's `snapshot` module) on a `file://` location: a real
+//! store of each kind and strategy, committed, snapshotted, wiped, restored and reopened.
+
+mod common;
+
+use common::{Dump, Kind, Subject};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use txn_rocksdb::snapshot::{self, Location, Manifest, Restored};
+use txn_rocksdb::{StoreOptions, Strategy};
+
+const STORE_ID: &str = "app/0_1/counts";
+
+fn options(strategy: Strategy) -> StoreOptions {
+    // secondary-store: 512-byte spills, so transactions spill into the temporary store
+    StoreOptions { strategy, spill_bytes: 512, ..StoreOptions::default() }
+}
+
+fn open(kind: Kind, dir: &Path, strategy: Strategy) -> Subject {
+    Subject::open_with(kind, dir, options(strategy)).unwrap()
+}
+
+struct Bench {
+    _tmp: tempfile::TempDir,
+    objects: PathBuf,
+    store: PathBuf,
+    location: Location,
+}
+
+impl Bench {
+    fn new() -> Bench {
+        let tmp = tempfile::tempdir().unwrap();
+        let objects = tmp.path().join("objects");
+        std::fs::create_dir_all(&objects).unwrap();
+        let location = Location::parse(&format!("file://{}", objects.display())).unwrap();
+        let store = tmp.path().join("state").join("counts");
+        Bench { _tmp: tmp, objects, store, location }
+    }
+
+    fn files_dir(&self) -> PathBuf {
+        self.objects.join(STORE_ID).join("files")
+    }
+
+    fn objects(&self) -> BTreeSet<String> {
+        match std::fs::read_dir(self.files_dir()) {
+            Err(_) => BTreeSet::new(),
+            Ok(entries) => entries.map(|e| e.unwrap().file_name().into_string().unwrap()).collect(),
+        }
+    }
+
+    fn manifest_path(&self, seq: u64) -> PathBuf {
+        self.objects.join(STORE_ID).join("snapshots").join(format!("{seq:020}.manifest"))
+    }
+
+    fn manifest(&self, seq: u64) -> Manifest {
+        Manifest::decode(&std::fs::read(self.manifest_path(seq)).unwrap()).unwrap()
+    }
+
+    fn referenced(&self, seq: u64) -> BTreeSet<String> {
+        self.manifest(seq).files.into_iter().map(|f| f.object).collect()
+    }
+
+    /// Restores the newest usable snapshot into a wiped store directory, opens the store on it and
+    /// returns what it holds.
+    fn restore(&self, kind: Kind, strategy: Strategy) -> (Option<Restored>, Dump) {
+        if self.store.exists() {
+            std::fs::remove_dir_all(&self.store).unwrap();
+        }
+        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store).unwrap();
+        let dump = open(kind, &self.store, strategy).dump();
+        (restored, dump)
+    }
+}
+
+/// Commits transactions `from..to` of the deterministic program (offsets 10, 20, ...).
+fn commit_range(store: &Subject, from: u64, to: u64) {
+    for t in from..to {
+        store.write_transaction(7, t);
+        store.commit((t as i64 + 1) * 10);
+    }
+}
+
+#[test]
+fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_new_files() {
+    for kind in [Kind::KeyValue, Kind::Window, Kind::Session] {
+        for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+            let case = format!("{kind:?} {strategy:?}");
+            let bench = Bench::new();
+            let store = open(kind, &bench.store, strategy);
+            commit_range(&store, 0, 6);
+            let first = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+            let first_state = store.dump();
+            assert_eq!(first.seq, 1, "{case}");
+            assert_eq!(first.offsets, first_state.1, "{case}");
+            assert_eq!(first.files_uploaded, first.files, "{case}: the first snapshot sends every file");
+            assert_eq!(bench.objects().len(), first.files, "{case}");
+
+            commit_range(&store, 6, 12);
+            // uncommitted writes are not in a snapshot
+            store.write_transaction(7, 12);
+            let before = bench.objects();
+            let second = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+            let second_state = store.dump();
+            assert_eq!(second.seq, 2, "{case}");
+            assert_eq!(second.offsets, second_state.1, "{case}");
+            let sent: BTreeSet<String> = bench.objects().difference(&before).cloned().collect();
+            assert_eq!(second.files_uploaded, sent.len(), "{case}: counted what it sent");
+            let sent_bytes: u64 = sent.iter().map(|o| std::fs::metadata(bench.files_dir().join(o)).unwrap().len()).sum();
+            assert_eq!(second.bytes_uploaded, sent_bytes, "{case}");
+            let reused = bench.referenced(2).intersection(&bench.referenced(1)).count();
+            assert!(reused > 0 && reused + sent.len() == second.files, "{case}: {reused} reused, {} sent of {}", sent.len(), second.files);
+            assert!(
+                bench.referenced(1).iter().filter(|o| o.contains(".sst-")).all(|o| bench.referenced(2).contains(o)),
+                "{case}: the first snapshot's SST files are still live, so the second references them"
+            );
+            // no checkpoint is left behind
+            assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+            drop(store);
+
+            let (restored, dump) = bench.restore(kind, strategy);
+            let restored = restored.expect("a usable snapshot");
+            assert_eq!(restored.seq, 2, "{case}");
+            assert!(restored.skipped.is_empty(), "{case}");
+            assert_eq!(restored.offsets, second_state.1, "{case}: the manifest's offsets");
+            assert_eq!(restored.manifest.position, second_state.2, "{case}");
+            assert!(dump == second_state, "{case}: the restored store holds the second snapshot's commit");
+
+            // the restored store goes on: a commit after it, another snapshot, restored again
+            let store = open(kind, &bench.store, strategy);
+            commit_range(&store, 12, 14);
+            let third = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+            let third_state = store.dump();
+            drop(store);
+            assert_eq!(third.seq, 3, "{case}");
+            let (restored, dump) = bench.restore(kind, strategy);
+            assert_eq!(restored.unwrap().seq, 3, "{case}");
+            assert!(dump == third_state, "{case}");
+        }
+    }
+}
+
+/// Two snapshots of a key-value store of `strategy`: their states, and the objects only the
+/// second references.
+fn two_snapshots(bench: &Bench, strategy: Strategy) -> (Dump, Dump, Vec<String>) {
+    let store = open(Kind::KeyValue, &bench.store, strategy);
+    commit_range(&store, 0, 5);
+    snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    let first = store.dump();
+    commit_range(&store, 5, 10);
+    snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    let second = store.dump();
+    let only_second: Vec<String> = bench.referenced(2).difference(&bench.referenced(1)).cloned().collect();
+    assert!(!only_second.is_empty());
+    (first, second, only_second)
+}
+
+#[test]
+fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        for damage in ["missing", "corrupted", "cut short"] {
+            let case = format!("{strategy:?}, an object {damage}");
+            let bench = Bench::new();
+            let (first, second, only_second) = two_snapshots(&bench, strategy);
+            let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
+            assert_eq!(restored.unwrap().seq, 2);
+            assert!(dump == second);
+
+            let object = bench.files_dir().join(only_second.iter().find(|o| o.contains(".sst-")).unwrap());
+            match damage {
+                "missing" => std::fs::remove_file(&object).unwrap(),
+                "corrupted" => {
+                    let mut bytes = std::fs::read(&object).unwrap();
+                    let middle = bytes.len() / 2;
+                    bytes[middle] ^= 0x01;
+                    std::fs::write(&object, bytes).unwrap();
+                }
+                _ => {
+                    let bytes = std::fs::read(&object).unwrap();
+                    std::fs::write(&object, &bytes[..bytes.len() - 1]).unwrap();
+                }
+            }
+            let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
+            let restored = restored.expect("the older snapshot");
+            assert_eq!(restored.seq, 1, "{case}");
+            assert_eq!(restored.skipped.len(), 1, "{case}");
+            assert_eq!(restored.skipped[0].0, 2, "{case}");
+            assert!(dump == first, "{case}: the store holds the first snapshot's commit");
+            assert_eq!(restored.offsets, first.1, "{case}");
+            // nothing of the unusable snapshot is left beside the store
+            let siblings: Vec<_> = std::fs::read_dir(bench.store.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert_eq!(siblings, vec![std::ffi::OsString::from("counts")], "{case}");
+
+            // the first damaged too: no usable snapshot, the changelog restores everything
+            std::fs::remove_file(bench.files_dir().join(bench.referenced(1).iter().find(|o| o.starts_with("MANIFEST")).unwrap())).unwrap();
+            let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
+            assert!(restored.is_none(), "{case}");
+            assert!(dump.0.is_empty() && dump.1.is_empty(), "{case}: an empty store");
+        }
+    }
+}
+
+#[test]
+fn a_snapshot_without_its_manifest_is_never_used() {
+    let bench = Bench::new();
+    let (first, _second, _) = two_snapshots(&bench, Strategy::IndexedBatch);
+    // the second's files are all there, its manifest is not (as when the process died before it)
+    std::fs::remove_file(bench.manifest_path(2)).unwrap();
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+    let restored = restored.unwrap();
+    assert_eq!(restored.seq, 1);
+    assert!(restored.skipped.is_empty(), "a snapshot without a manifest does not exist");
+    assert!(dump == first);
+
+    // a damaged manifest is passed over too
+    let bench = Bench::new();
+    let (first, _, _) = two_snapshots(&bench, Strategy::SecondaryStore);
+    let mut bytes = std::fs::read(bench.manifest_path(2)).unwrap();
+    bytes[20] ^= 0xFF;
+    std::fs::write(bench.manifest_path(2), bytes).unwrap();
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::SecondaryStore);
+    let restored = restored.unwrap();
+    assert_eq!(restored.seq, 1);
+    assert!(restored.skipped[0].1.contains("does not decode"), "{:?}", restored.skipped);
+    assert!(dump == first);
+}
+
+#[test]
+fn no_snapshot_and_a_store_with_state_are_told_apart() {
+    let bench = Bench::new();
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap(), None);
+    let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
+    commit_range(&store, 0, 2);
+    snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    drop(store);
+    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap_err().to_string();
+    assert!(e.contains("only into a missing or empty directory"), "{e}");
+    // another store's id has no snapshot
+    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other")).unwrap(), None);
+    for uri in ["s3://bucket/prefix", "not a uri"] {
+        let e = Location::parse(uri).unwrap_err();
+        assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{uri}: {e}");
+    }
+    let other = txn_rocksdb::KeyValueStore::open(bench.store.with_file_name("other-store"), StoreOptions::default()).unwrap();
+    let e = snapshot::take(&other, &bench.location, "a/../b").unwrap_err();
+    assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{e}");
+}
+
+#[test]
+fn retention_deletes_exactly_the_objects_no_kept_snapshot_references() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let bench = Bench::new();
+        let store = open(Kind::Window, &bench.store, strategy);
+        let mut states = Vec::new();
+        for round in 0..4 {
+            commit_range(&store, round * 4, round * 4 + 4);
+            snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+            states.push(store.dump());
+        }
+        drop(store);
+        let all = bench.objects();
+        let kept: BTreeSet<String> = bench.referenced(3).union(&bench.referenced(4)).cloned().collect();
+        let expected_deleted: Vec<String> = all.difference(&kept).cloned().collect();
+        assert!(!expected_deleted.is_empty(), "{strategy:?}: the older snapshots have files the newer ones dropped");
+
+        assert!(snapshot::retain(&bench.location, STORE_ID, 0).is_err());
+        let retained = snapshot::retain(&bench.location, STORE_ID, 2).unwrap();
+        assert_eq!(retained.kept, vec![4, 3], "{strategy:?}");
+        assert_eq!(retained.manifests_deleted, vec![1, 2], "{strategy:?}");
+        assert_eq!(retained.files_deleted, expected_deleted, "{strategy:?}");
+        assert_eq!(bench.objects(), kept, "{strategy:?}");
+        assert!(!bench.manifest_path(1).exists() && !bench.manifest_path(2).exists());
+
+        // nothing more to delete; both kept snapshots restore
+        assert_eq!(snapshot::retain(&bench.location, STORE_ID, 2).unwrap().files_deleted, Vec::<String>::new());
+        let (restored, dump) = bench.restore(Kind::Window, strategy);
+        assert_eq!(restored.unwrap().seq, 4);
+        assert!(dump == states[3]);
+        std::fs::remove_file(bench.manifest_path(4)).unwrap();
+        let (restored, dump) = bench.restore(Kind::Window, strategy);
+        assert_eq!(restored.unwrap().seq, 3);
+        assert!(dump == states[2]);
+    }
+}
+
+#[test]
+fn retention_keeps_the_objects_of_a_snapshot_being_written() {
+    let bench = Bench::new();
+    let (_, second, _) = two_snapshots(&bench, Strategy::IndexedBatch);
+    // objects a snapshot in progress sent (its manifest not written yet) are newer than every
+    // kept manifest
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let in_progress = bench.files_dir().join("000999.sst-3-00000000");
+    std::fs::write(&in_progress, b"abc").unwrap();
+    let retained = snapshot::retain(&bench.location, STORE_ID, 1).unwrap();
+    assert_eq!(retained.kept, vec![2]);
+    assert!(in_progress.exists());
+    assert!(!retained.files_deleted.iter().any(|o| bench.referenced(2).contains(o)));
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+    assert_eq!(restored.unwrap().seq, 2);
+    assert!(dump == second);
+}
