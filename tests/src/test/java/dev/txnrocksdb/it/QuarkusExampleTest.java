@@ -148,7 +148,11 @@ class QuarkusExampleTest {
 
     /** The fast-jar, with the broker, application id and state directory as system properties (and static membership). */
     static ExampleProcess startApp(String name, Path app, String appId, Path state) throws Exception {
+        // Kafka's RocksDB library, which Quarkus loads at every start, is extracted to a new temp file
+        // each time, and a JVM killed with SIGKILL leaves it behind (about 15 MB): in the fixture's dir
+        Path javaTmp = Files.createDirectories(kafka.tmp.resolve("java-tmp"));
         return ExampleProcess.start(name, kafka.tmp.resolve(name + ".log"), List.of(ExampleProcess.java(), "-Xmx384m",
+                "-Djava.io.tmpdir=" + javaTmp,
                 "-Dkafka.bootstrap.servers=" + kafka.bootstrap(),
                 "-Dquarkus.kafka-streams.application-id=" + appId,
                 "-Dkafka-streams.state.dir=" + state,
