@@ -3,13 +3,19 @@
 
 mod common;
 
-use common::{Dump, Kind, Subject};
+use common::{tp, Dump, Kind, Subject};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use txn_rocksdb::snapshot::{self, Location, Manifest, Restored};
+use std::sync::atomic::AtomicBool;
+use txn_rocksdb::snapshot::{self, Changelog, Location, Manifest, Restored};
 use txn_rocksdb::{StoreOptions, Strategy};
 
 const STORE_ID: &str = "app/0_1/counts";
+
+/// The store's changelog holding every offset the tests commit.
+fn changelog() -> Changelog {
+    Changelog { partition: tp(), start: 0, end: i64::MAX }
+}
 
 fn options(strategy: Strategy) -> StoreOptions {
     // secondary-store: 512-byte spills, so transactions spill into the temporary store
@@ -63,10 +69,15 @@ impl Bench {
     /// Restores the newest usable snapshot into a wiped store directory, opens the store on it and
     /// returns what it holds.
     fn restore(&self, kind: Kind, strategy: Strategy) -> (Option<Restored>, Dump) {
+        self.restore_from(kind, strategy, &changelog())
+    }
+
+    /// [`Bench::restore`] against the changelog as `changelog` says it is now.
+    fn restore_from(&self, kind: Kind, strategy: Strategy, changelog: &Changelog) -> (Option<Restored>, Dump) {
         if self.store.exists() {
             std::fs::remove_dir_all(&self.store).unwrap();
         }
-        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store).unwrap();
+        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog).unwrap();
         let dump = open(kind, &self.store, strategy).dump();
         (restored, dump)
     }
@@ -227,15 +238,15 @@ fn a_snapshot_without_its_manifest_is_never_used() {
 #[test]
 fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let bench = Bench::new();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap(), None);
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap(), None);
     let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
     commit_range(&store, 0, 2);
     snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     drop(store);
-    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap_err().to_string();
+    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap_err().to_string();
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
-    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other")).unwrap(), None);
+    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog()).unwrap(), None);
     for uri in ["s3://bucket/prefix", "not a uri"] {
         let e = Location::parse(uri).unwrap_err();
         assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{uri}: {e}");
@@ -298,4 +309,85 @@ fn retention_keeps_the_objects_of_a_snapshot_being_written() {
     let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
     assert_eq!(restored.unwrap().seq, 2);
     assert!(dump == second);
+}
+
+#[test]
+fn a_snapshot_is_used_only_while_the_changelog_still_has_its_offset() {
+    let bench = Bench::new();
+    // two snapshots: offsets 50 and 100 (the last record applied)
+    let (first, second, _) = two_snapshots(&bench, Strategy::IndexedBatch);
+    assert_eq!(first.1, vec![(tp(), 50)]);
+    assert_eq!(second.1, vec![(tp(), 100)]);
+    let at = |start, end| Changelog { partition: tp(), start, end };
+
+    // the changelog as it is: its end just past the second's offset
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 101));
+    assert_eq!(restored.unwrap().seq, 2);
+    assert!(dump == second);
+    // Kafka seeks to offset + 1, which must exist: the log start at 51 still has record 51
+    let (restored, _) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(51, 200));
+    assert_eq!(restored.unwrap().seq, 2);
+
+    // the changelog recreated shorter (or the application reset): the second is ahead of it, the
+    // first still fits
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 60));
+    let restored = restored.unwrap();
+    assert_eq!(restored.seq, 1);
+    assert!(restored.skipped[0].1.contains("not one the changelog"), "{:?}", restored.skipped);
+    assert!(dump == first);
+
+    // truncated past both: none is used, the store restores from the changelog alone
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(102, 300));
+    assert!(restored.is_none());
+    assert!(dump.0.is_empty() && dump.1.is_empty());
+    // an empty topic of the same name
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 0)).0.is_none());
+
+    // another partition or topic: never
+    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: "app-other-changelog".into(), partition: 0 }, start: 0, end: 1000 };
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
+    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: tp().topic, partition: 1 }, start: 0, end: 1000 };
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
+}
+
+#[test]
+fn a_prepared_snapshot_holds_its_commit_whatever_the_store_does_meanwhile() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let bench = Bench::new();
+        let store = open(Kind::KeyValue, &bench.store, strategy);
+        commit_range(&store, 0, 4);
+        let at_prepare = store.dump();
+        let prepared = snapshot::prepare(store.db()).unwrap();
+        // commits go on, then the store closes, before the upload runs
+        commit_range(&store, 4, 8);
+        let later = store.dump();
+        drop(store);
+        let taken = snapshot::upload(prepared, &bench.location, STORE_ID, &AtomicBool::new(false)).unwrap();
+        assert_eq!(taken.offsets, at_prepare.1, "{strategy:?}");
+        assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+        let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
+        assert_eq!(restored.unwrap().seq, 1);
+        assert!(dump == at_prepare, "{strategy:?}: the state at the checkpoint, not after");
+        assert!(dump != later);
+    }
+}
+
+#[test]
+fn a_cancelled_upload_writes_no_snapshot_and_the_next_one_completes() {
+    let bench = Bench::new();
+    let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
+    commit_range(&store, 0, 4);
+    let prepared = snapshot::prepare(store.db()).unwrap();
+    let e = snapshot::upload(prepared, &bench.location, STORE_ID, &AtomicBool::new(true)).unwrap_err();
+    assert!(matches!(e, txn_rocksdb::Error::Snapshot { .. }), "{e:?}");
+    assert!(e.to_string().contains("cancelled"), "{e}");
+    assert!(!bench.manifest_path(1).exists(), "no manifest: no snapshot");
+    assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+    let taken = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    assert_eq!(taken.seq, 1);
+    let state = store.dump();
+    drop(store);
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+    assert_eq!(restored.unwrap().seq, 1);
+    assert!(dump == state);
 }

@@ -9,6 +9,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Files are read and sent in parts of this size (one part of a multipart upload each).
@@ -65,7 +66,7 @@ impl Location {
 
     /// An error of the object store about `path`.
     pub(crate) fn err(&self, path: &ObjectPath, e: impl std::fmt::Display) -> Error {
-        Error::Storage { path: format!("{} (snapshot location)", self.uri), message: format!("object {path}: {e}") }
+        Error::Snapshot { location: self.uri.clone(), message: format!("object {path}: {e}") }
     }
 
     /// Every object under `prefix` (none where it does not exist).
@@ -90,8 +91,8 @@ impl Location {
     }
 
     /// Sends the local file `file` to `path` (in parts; the object appears whole or not at all).
-    /// Returns the bytes sent.
-    pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path) -> Result<u64> {
+    /// Returns the bytes sent. `cancel` set stops it between two parts (the upload aborted).
+    pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, cancel: &AtomicBool) -> Result<u64> {
         let mut input = std::fs::File::open(file).map_err(|e| self.err(path, format!("reading {}: {e}", file.display())))?;
         self.runtime.block_on(async {
             let upload = self.store.put_multipart(path).await.map_err(|e| self.err(path, e))?;
@@ -99,6 +100,10 @@ impl Location {
             let mut buffer = vec![0u8; PART_BYTES];
             let mut sent = 0u64;
             loop {
+                if cancel.load(Ordering::Acquire) {
+                    let _ = writer.abort().await;
+                    return Err(super::take::cancelled(self));
+                }
                 let read = match input.read(&mut buffer) {
                     Ok(0) => break,
                     Ok(read) => read,
