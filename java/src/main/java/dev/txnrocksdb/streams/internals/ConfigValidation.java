@@ -43,6 +43,8 @@ public final class ConfigValidation {
                 DEFINITION.configKeys().get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG).validator.ensureValid(key, value);
             } else if (value != null && isStoreSpillBytesKey(key)) {
                 storeSpillBytes(key, value);
+            } else if (value != null && isStoreSnapshotLocationKey(key)) {
+                DEFINITION.configKeys().get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG).validator.ensureValid(key, value);
             }
         });
         for (String warning : warnings(configs)) {
@@ -65,6 +67,12 @@ public final class ConfigValidation {
             && key.length() > TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length();
     }
 
+    /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#SNAPSHOT_LOCATION_CONFIG}. */
+    static boolean isStoreSnapshotLocationKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX)
+            && key.length() > TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length();
+    }
+
     /**
      * A value of the per-store form of {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG},
      * parsed and checked as the entry itself is.
@@ -84,7 +92,7 @@ public final class ConfigValidation {
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(configs).forEach((key, value) -> {
             if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)
-                && !isStoreSpillBytesKey(key)) {
+                && !isStoreSpillBytesKey(key) && !isStoreSnapshotLocationKey(key)) {
                 warnings.add("Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
             }
         });
