@@ -115,7 +115,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
 }
 
 /// Sends the prepared snapshot (once: a second call is an `IllegalArgumentException`) and returns
-/// `[seq, files, files sent, bytes sent]`.
+/// `[seq, files, files sent, bytes sent, changelog offset]` (the offset of its one changelog
+/// partition, -1 where it holds none).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_upload<'l>(
     mut env: EnvUnowned<'l>,
@@ -132,7 +133,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
         let sent = snapshot::upload(taken, location(handle)?, &store_id, &prepared.cancel)?;
         longs(
             env,
-            &[to_jlong(sent.seq), to_jlong(sent.files), to_jlong(sent.files_uploaded), to_jlong(sent.bytes_uploaded)],
+            &[
+                to_jlong(sent.seq),
+                to_jlong(sent.files),
+                to_jlong(sent.files_uploaded),
+                to_jlong(sent.bytes_uploaded),
+                sent.offsets.first().map_or(-1, |(_, offset)| *offset),
+            ],
         )
     })
 }

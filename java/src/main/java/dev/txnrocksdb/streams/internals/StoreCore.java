@@ -150,6 +150,7 @@ public final class StoreCore<S extends NativeStore> {
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
             this.metrics = StoreMetrics.register(context, name, opened, statistics);
+            this.metrics.addSnapshotMetrics(openedSnapshots);
             this.snapshots = openedSnapshots;
             this.store = opened;
         } catch (RuntimeException e) {

@@ -221,6 +221,36 @@ public final class StoreMetrics {
         return Math.max(0, statistic.of(current) - statistic.of(previous)) / seconds;
     }
 
+    /**
+     * Adds the metrics of the store's snapshots ({@code txn.rocksdb.snapshot.location}), at INFO:
+     * snapshots written, failed, bytes sent (totals since the store opened), the last snapshot's
+     * duration, changelog offset and age, and whether (the snapshot's number, else -1), how long and
+     * how many bytes this opening of the store restored from a snapshot.
+     */
+    void addSnapshotMetrics(StoreSnapshots snapshots) {
+        if (metrics == null || snapshots == null) {
+            return;
+        }
+        add("snapshots-total", "Snapshots written since the store opened", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.counts()[0]);
+        add("snapshot-failures-total", "Snapshots that failed since the store opened (logged at WARN; retried after"
+            + " the interval)", RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[1]);
+        add("snapshot-bytes-sent-total", "Bytes of files sent to the snapshot location since the store opened",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[2]);
+        add("snapshot-last-duration-ms", "Duration of the last snapshot written, checkpoint to manifest (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastDurationMs());
+        add("snapshot-last-offset", "The changelog offset the last snapshot written holds (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastOffset());
+        add("snapshot-last-age-ms", "Milliseconds since the last snapshot was written (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastAgeMs());
+        add("snapshot-restored", "The snapshot this opening of the store restored (-1: none)", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.restored()[0]);
+        add("snapshot-restore-ms", "Duration of the restore from a snapshot when the store opened (-1: none)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[1]);
+        add("snapshot-restore-bytes", "Bytes downloaded by the restore from a snapshot when the store opened",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[2]);
+    }
+
     /** Records one commit. */
     void recordCommit() {
         if (commitSensor != null) {

@@ -88,6 +88,12 @@ final class StoreSnapshots implements AutoCloseable {
     private final AtomicLong taken = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
+    private volatile long lastDurationMs = -1;
+    private volatile long lastOffset = -1;
+    private volatile long lastWrittenMs = -1;
+    private volatile long restoredSeq = -1;
+    private volatile long restoreMs = -1;
+    private volatile long restoreBytes;
 
     private StoreSnapshots(String storeName, String storeId, NativeSnapshotLocation location, long intervalMs,
                            int retained) {
@@ -160,6 +166,9 @@ final class StoreSnapshots implements AutoCloseable {
                 log.info("Store {}: no usable snapshot at {}/{}; the changelog {} restores the store", storeName,
                     location.uri(), storeId, changelog);
             } else {
+                restoredSeq = restored.seq;
+                restoreMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                restoreBytes = restored.bytes;
                 log.info("Store {}: restored snapshot {} from {}/{} ({} files, {} bytes) in {} ms{}; the changelog {}"
                         + " restores what follows it", storeName, restored.seq, location.uri(), storeId, restored.files,
                     restored.bytes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
@@ -212,6 +221,9 @@ final class StoreSnapshots implements AutoCloseable {
             NativeSnapshotLocation.Sent sent = location.upload(prepared, storeId);
             taken.incrementAndGet();
             bytesSent.addAndGet(sent.bytesSent);
+            lastDurationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            lastOffset = sent.offset;
+            lastWrittenMs = System.currentTimeMillis();
             log.info("Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} sent, {} bytes sent)", storeName,
                 sent.seq, location.uri(), storeId, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                 sent.files, sent.filesSent, sent.bytesSent);
@@ -236,6 +248,27 @@ final class StoreSnapshots implements AutoCloseable {
     /** Snapshots written, failed, and bytes sent, since this opening of the store. */
     long[] counts() {
         return new long[] {taken.get(), failed.get(), bytesSent.get()};
+    }
+
+    /** Duration of the last snapshot written (checkpoint to manifest, off the stream thread), or -1. */
+    long lastDurationMs() {
+        return lastDurationMs;
+    }
+
+    /** The changelog offset the last snapshot written holds, or -1. */
+    long lastOffset() {
+        return lastOffset;
+    }
+
+    /** Milliseconds since the last snapshot was written, or -1 before the first. */
+    long lastAgeMs() {
+        long written = lastWrittenMs;
+        return written < 0 ? -1 : System.currentTimeMillis() - written;
+    }
+
+    /** The snapshot this opening of the store restored, or -1; its duration in ms and bytes. */
+    long[] restored() {
+        return new long[] {restoredSeq, restoreMs, restoreBytes};
     }
 
     /** Whether a snapshot is being sent. */

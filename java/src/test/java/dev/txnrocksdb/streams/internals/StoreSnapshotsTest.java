@@ -139,6 +139,54 @@ class StoreSnapshotsTest {
     }
 
     @Test
+    void theMetricsSayWhatWasWrittenAndRestored() throws Exception {
+        Path host1 = tmp.resolve("host1/counts");
+        Files.createDirectories(host1);
+        AtomicInteger lookups = new AtomicInteger();
+        SegmentedStoreTestContext context = context();
+        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context, CHANGELOG, host1,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
+            StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
+            metrics.addSnapshotMetrics(first);
+            assertEquals(-1L, metric(context, "snapshot-last-offset"));
+            assertEquals(-1L, metric(context, "snapshot-restored"));
+            commit(store, 0, 50, 49);
+            snapshot(first, store);
+            commit(store, 50, 60, 59);
+            snapshot(first, store);
+            assertEquals(2L, metric(context, "snapshots-total"));
+            assertEquals(0L, metric(context, "snapshot-failures-total"));
+            assertEquals(59L, metric(context, "snapshot-last-offset"));
+            assertTrue((Long) metric(context, "snapshot-bytes-sent-total") > 0);
+            assertTrue((Long) metric(context, "snapshot-last-duration-ms") >= 0);
+            assertTrue((Long) metric(context, "snapshot-last-age-ms") >= 0);
+            metrics.close();
+            first.close();
+        }
+        Path host2 = tmp.resolve("host2/counts");
+        SegmentedStoreTestContext context2 = new SegmentedStoreTestContext(tmp.resolve("task2").toFile());
+        StoreSnapshots second = StoreSnapshots.open("counts", settings(Map.of()), context2, CHANGELOG, host2,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = open(host2, TransactionStrategy.INDEXED_BATCH)) {
+            StoreMetrics metrics = StoreMetrics.register(context2, "counts", store, false);
+            metrics.addSnapshotMetrics(second);
+            assertEquals(2L, metric(context2, "snapshot-restored"));
+            assertTrue((Long) metric(context2, "snapshot-restore-bytes") > 0);
+            assertTrue((Long) metric(context2, "snapshot-restore-ms") >= 0);
+            metrics.close();
+            second.close();
+        }
+    }
+
+    private static Object metric(SegmentedStoreTestContext context, String name) {
+        return context.metrics().metrics().entrySet().stream()
+            .filter(e -> e.getKey().name().equals(name) && "counts".equals(e.getKey().tags().get("txn-rocksdb-state-id")))
+            .map(e -> e.getValue().metricValue()).findFirst()
+            .orElseThrow(() -> new AssertionError("no metric " + name));
+    }
+
+    @Test
     void aSnapshotTheChangelogNoLongerHasOrOfAnotherTopicIsNeverUsed() throws Exception {
         Path host1 = tmp.resolve("host1/counts");
         Files.createDirectories(host1);

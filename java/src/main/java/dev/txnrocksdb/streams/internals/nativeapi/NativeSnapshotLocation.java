@@ -81,12 +81,15 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         public final long filesSent;
         /** Bytes sent. */
         public final long bytesSent;
+        /** The changelog offset it holds (of the store's one changelog partition), or -1. */
+        public final long offset;
 
-        Sent(long seq, long files, long filesSent, long bytesSent) {
+        Sent(long seq, long files, long filesSent, long bytesSent, long offset) {
             this.seq = seq;
             this.files = files;
             this.filesSent = filesSent;
             this.bytesSent = bytesSent;
+            this.offset = offset;
         }
     }
 
@@ -140,7 +143,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
             long preparedHandle = prepared.acquire();
             try {
                 long[] r = longs(upload(handle, preparedHandle, storeId));
-                return new Sent(r[0], r[1], r[2], r[3]);
+                return new Sent(r[0], r[1], r[2], r[3], r[4]);
             } finally {
                 prepared.release();
             }
