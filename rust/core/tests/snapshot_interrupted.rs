@@ -32,7 +32,7 @@ fn contents(dir: &Path) -> State {
 #[test]
 fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_completes() {
     let tmp = tempfile::tempdir().unwrap();
-    let location = Location::parse(&format!("file://{}", tmp.path().join("objects").display())).unwrap();
+    let location = Location::parse(&format!("file://{}", tmp.path().join("objects").display()), &[]).unwrap();
     let dir = tmp.path().join("store");
     let store = KeyValueStore::open(&dir, StoreOptions::default()).unwrap();
     commit(&store, 1);

@@ -38,7 +38,7 @@ impl Bench {
         let tmp = tempfile::tempdir().unwrap();
         let objects = tmp.path().join("objects");
         std::fs::create_dir_all(&objects).unwrap();
-        let location = Location::parse(&format!("file://{}", objects.display())).unwrap();
+        let location = Location::parse(&format!("file://{}", objects.display()), &[]).unwrap();
         let store = tmp.path().join("state").join("counts");
         Bench { _tmp: tmp, objects, store, location }
     }
@@ -247,10 +247,17 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
     assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog()).unwrap(), None);
-    for uri in ["s3://bucket/prefix", "not a uri"] {
-        let e = Location::parse(uri).unwrap_err();
+    for uri in ["gs://bucket/prefix", "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"] {
+        let e = Location::parse(uri, &[]).unwrap_err();
         assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{uri}: {e}");
+        assert!(!e.to_string().contains("sup3r-secret"), "{e}");
     }
+    let option = |key: &str, value: &str| vec![(key.to_string(), value.to_string())];
+    let e = Location::parse("s3://bucket/prefix", &option("aws_secret_acces_key", "sup3r-secret")).unwrap_err();
+    assert!(e.to_string().contains("unknown S3 option 'aws_secret_acces_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    let e = Location::parse(&format!("file://{}", bench.objects.display()), &option("aws_region", "eu-west-1")).unwrap_err();
+    assert!(e.to_string().contains("does not apply to a file:// location"), "{e}");
+    Location::parse("s3://bucket/prefix", &option("aws_endpoint", "http://127.0.0.1:1")).unwrap();
     let other = txn_rocksdb::KeyValueStore::open(bench.store.with_file_name("other-store"), StoreOptions::default()).unwrap();
     let e = snapshot::take(&other, &bench.location, "a/../b").unwrap_err();
     assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{e}");

@@ -50,11 +50,26 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     uri: JString<'l>,
+    options: JString<'l>,
 ) -> jlong {
     run(&mut env, |env| {
         let uri = string(env, &uri, "snapshot location")?;
-        Ok(into_handle(Location::parse(&uri)?))
+        let options = string(env, &options, "snapshot location options")?;
+        Ok(into_handle(Location::parse(&uri, &location_options(&options)?)?))
     })
+}
+
+/// The options Java's `NativeSnapshotLocation.open` joined: `key=value` lines (a value may hold
+/// `=`, never a line break).
+fn location_options(joined: &str) -> NativeResult<Vec<(String, String)>> {
+    joined
+        .lines()
+        .filter(|line| !line.is_empty())
+        .map(|line| match line.split_once('=') {
+            Some((key, value)) => Ok((key.to_string(), value.to_string())),
+            None => Err(invalid("a snapshot location option is not key=value")),
+        })
+        .collect()
 }
 
 #[unsafe(no_mangle)]

@@ -1,16 +1,23 @@
-//! A snapshot location: an object store (the `object_store` crate's trait; `file://` in this build)
-//! and the prefix under it, with the few blocking calls snapshots make. `object_store` is async:
-//! each location runs its calls on a current-thread runtime of its own (no process-wide state).
+//! A snapshot location: an object store (the `object_store` crate's trait: `file://` and `s3://`
+//! in this build) and the prefix under it, with the few blocking calls snapshots make.
+//! `object_store` is async: each location runs its calls on a current-thread runtime of its own.
 
 use crate::error::{Error, Result};
 use bytes::Bytes;
 use futures_util::TryStreamExt;
 use object_store::path::Path as ObjectPath;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::{ClientOptions, RetryConfig};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// How long an S3 request is retried before it fails (object_store's default is 3 minutes).
+const RETRY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+/// How long connecting to an S3 endpoint may take.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Files are read and sent in parts of this size (one part of a multipart upload each).
 const PART_BYTES: usize = 8 << 20;
@@ -31,20 +38,52 @@ impl std::fmt::Debug for Location {
 }
 
 impl Location {
-    /// The location a URI names: `file:///absolute/path` (S3, GCS and Azure come with the next
-    /// increment, behind a cargo feature). A malformed or unsupported URI is
-    /// [`Error::InvalidArgument`].
-    pub fn parse(uri: &str) -> Result<Location> {
+    /// The location a URI names: `file:///absolute/path`, or `s3://bucket/prefix` with the
+    /// credentials, region and endpoint of the standard AWS environment (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, web identity
+    /// tokens, ECS and EC2 instance credentials), then `options` on top: `object_store`'s S3 keys
+    /// (`aws_endpoint`, `aws_region`, `aws_allow_http`, `aws_access_key_id`, ...). A malformed URI,
+    /// one with credentials in it, an unknown scheme or option is [`Error::InvalidArgument`]; no
+    /// message ever carries an option's value.
+    pub fn parse(uri: &str, options: &[(String, String)]) -> Result<Location> {
         let invalid = |why: String| Error::InvalidArgument(format!("snapshot location '{uri}': {why}"));
         let url = url::Url::parse(uri).map_err(|e| invalid(format!("not a URI ({e})")))?;
-        if url.scheme() != "file" {
-            return Err(invalid(format!(
-                "scheme '{}' is not supported by this build (only file:// locations; object stores come later)",
-                url.scheme()
-            )));
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(Error::InvalidArgument(
+                "a snapshot location URI must not carry credentials: set them in the environment or as options".into(),
+            ));
         }
-        let (store, root) = object_store::parse_url(&url).map_err(|e| invalid(e.to_string()))?;
+        let (store, root): (Box<dyn ObjectStore>, ObjectPath) = match url.scheme() {
+            "file" => {
+                if let Some((key, _)) = options.first() {
+                    return Err(invalid(format!("option '{key}' does not apply to a file:// location")));
+                }
+                object_store::parse_url(&url).map_err(|e| invalid(e.to_string()))?
+            }
+            "s3" => {
+                // reqwest's rustls without a built-in provider: ring, installed once for the process
+                // (a provider already installed, by this or anything else, is kept).
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                // A store waits for a restore when it opens: an object store that is down must fail
+                // it in seconds, not after object_store's default 3 minutes of retries.
+                let mut builder = AmazonS3Builder::from_env()
+                    .with_url(uri)
+                    .with_retry(RetryConfig { max_retries: 3, retry_timeout: RETRY_TIMEOUT, ..RetryConfig::default() })
+                    .with_client_options(ClientOptions::new().with_connect_timeout(CONNECT_TIMEOUT));
+                for (key, value) in options {
+                    let config: AmazonS3ConfigKey = key.parse().map_err(|_| invalid(format!("unknown S3 option '{key}'")))?;
+                    builder = builder.with_config(config, value);
+                }
+                let store = builder.build().map_err(|e| invalid(e.to_string()))?;
+                let prefix = ObjectPath::parse(url.path()).map_err(|e| invalid(e.to_string()))?;
+                (Box::new(store), prefix)
+            }
+            other => {
+                return Err(invalid(format!("scheme '{other}' is not supported by this build (file:// and s3://)")));
+            }
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .map_err(|e| invalid(format!("starting its I/O runtime failed: {e}")))?;
         Ok(Location { uri: uri.trim_end_matches('/').to_string(), store: Arc::from(store), root, runtime })

@@ -165,9 +165,12 @@ public final class TxnRocksDBConfig {
      * {@value}: string, a URI, default empty (snapshots off). Where stores keep snapshots of their
      * state, so that a store opening without local state (a task moved to a new host, a scaled-out
      * instance, a wiped state directory) restores the newest snapshot and only the changelog's tail
-     * after it, instead of the whole changelog. {@code file:///absolute/path} (a directory every
-     * instance of the application can reach: a shared or network file system) is the one scheme of
-     * this build. Only stores with a changelog take snapshots; a snapshot is used only if its
+     * after it, instead of the whole changelog. {@code s3://bucket/prefix} (Amazon S3 or any
+     * S3-compatible store; credentials, region and endpoint from the standard AWS environment:
+     * {@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_REGION},
+     * {@code AWS_ENDPOINT_URL}, web identity tokens, ECS and EC2 instance credentials; and
+     * {@value #SNAPSHOT_OPTION_PREFIX}{@code <key>} on top), or {@code file:///absolute/path} (a
+     * directory every instance of the application reaches: a shared or network file system). Only stores with a changelog take snapshots; a snapshot is used only if its
      * changelog offset is one the changelog still has, and of the same topic (its id), so a reset
      * application or a recreated changelog never restores one. A store's snapshots live under
      * {@code <location>/<application.id>/<store name>/<partition>-<changelog topic id>/}.
@@ -176,6 +179,17 @@ public final class TxnRocksDBConfig {
      * again later; a restore that fails falls back to an older snapshot, then to the changelog.
      */
     public static final String SNAPSHOT_LOCATION_CONFIG = "txn.rocksdb.snapshot.location";
+
+    /**
+     * {@value}: the prefix of the options of an {@code s3://} {@link #SNAPSHOT_LOCATION_CONFIG},
+     * followed by the option's key as the {@code object_store} crate names it: {@code aws_endpoint}
+     * (an S3-compatible store's URL), {@code aws_region}, {@code aws_allow_http} ({@code true} for
+     * an {@code http://} endpoint), {@code aws_access_key_id}, {@code aws_secret_access_key},
+     * {@code aws_session_token}, {@code aws_virtual_hosted_style_request}, ... They apply on top of
+     * the environment. Values are never logged; an unknown key turns snapshots off with a WARN
+     * naming it.
+     */
+    public static final String SNAPSHOT_OPTION_PREFIX = "txn.rocksdb.snapshot.option.";
 
     /** {@value}: the prefix of the per-store form of {@link #SNAPSHOT_LOCATION_CONFIG}, followed by the store name. */
     public static final String SNAPSHOT_LOCATION_STORE_PREFIX = "txn.rocksdb.snapshot.location.";
@@ -238,8 +252,9 @@ public final class TxnRocksDBConfig {
                 + " files; the changelog restores the rest) and refuses one without; recover also opens a store without"
                 + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
         .define(SNAPSHOT_LOCATION_CONFIG, Type.STRING, "", new SnapshotLocationValidator(), Importance.MEDIUM,
-            "where stores keep snapshots of their state (a URI: file:///absolute/path on a file system every instance"
-                + " reaches; empty: off), so that a store opening without local state restores the newest snapshot and"
+            "where stores keep snapshots of their state (a URI: s3://bucket/prefix, with txn.rocksdb.snapshot.option.{key}"
+                + " on top of the AWS environment, or file:///absolute/path on a file system every instance reaches; empty:"
+                + " off), so that a store opening without local state restores the newest snapshot and"
                 + " the changelog's tail after it; txn.rocksdb.snapshot.location.{store name} sets it for one store")
         .define(SNAPSHOT_INTERVAL_MS_CONFIG, Type.LONG, SNAPSHOT_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
@@ -285,7 +300,7 @@ public final class TxnRocksDBConfig {
         }
     }
 
-    /** Accepts an empty value (off) or an absolute {@code file:} URI. */
+    /** Accepts an empty value (off), an absolute {@code file:} URI or an {@code s3://bucket[/prefix]} URI. */
     static final class SnapshotLocationValidator implements ConfigDef.Validator {
         @Override
         public void ensureValid(String name, Object value) {
@@ -299,9 +314,19 @@ public final class TxnRocksDBConfig {
             } catch (java.net.URISyntaxException e) {
                 throw new ConfigException(name, value, "Expected a URI such as file:///shared/snapshots: " + e.getMessage());
             }
+            if (parsed.getRawUserInfo() != null) {
+                throw new ConfigException(name, "(not shown: it carries credentials)", "A snapshot location must not carry"
+                    + " credentials: set them in the environment or as " + SNAPSHOT_OPTION_PREFIX + "<key>");
+            }
+            if ("s3".equalsIgnoreCase(parsed.getScheme())) {
+                if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
+                    throw new ConfigException(name, value, "Expected s3://bucket/prefix: the bucket is missing");
+                }
+                return;
+            }
             if (!"file".equalsIgnoreCase(parsed.getScheme())) {
-                throw new ConfigException(name, value, "Expected a file:///absolute/path URI: scheme '" + parsed.getScheme()
-                    + "' is not supported by this build");
+                throw new ConfigException(name, value, "Expected an s3://bucket/prefix or file:///absolute/path URI: scheme '"
+                    + parsed.getScheme() + "' is not supported by this build");
             }
             if (parsed.getPath() == null || !parsed.getPath().startsWith("/")) {
                 throw new ConfigException(name, value, "Expected a file:///absolute/path URI (an absolute path)");
@@ -310,7 +335,7 @@ public final class TxnRocksDBConfig {
 
         @Override
         public String toString() {
-            return "empty, or file:///absolute/path";
+            return "empty, s3://bucket/prefix or file:///absolute/path";
         }
     }
 

@@ -138,7 +138,7 @@ final class StoreSnapshots implements AutoCloseable {
         String storeId = applicationId + "/" + storeName + "/" + changelog.partition() + "-" + state.topicId;
         NativeSnapshotLocation location;
         try {
-            location = NativeSnapshotLocation.open(uri);
+            location = NativeSnapshotLocation.open(uri, settings.snapshotOptions());
         } catch (RuntimeException e) {
             log.warn("Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
                 storeName, e.getMessage());

@@ -261,15 +261,23 @@ class StoreSnapshotsTest {
 
     @Test
     void aMalformedLocationIsAConfigExceptionNamingTheKey() {
-        for (String uri : new String[] {"s3://bucket/prefix", "file:relative/path", "not a uri"}) {
+        for (String uri : new String[] {"gs://bucket/prefix", "s3:///prefix-without-bucket", "file:relative/path",
+            "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"}) {
             ConfigException e = assertThrows(ConfigException.class,
                 () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)));
             assertTrue(e.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG), e.getMessage());
+            assertFalse(e.getMessage().contains("sup3r-secret"), e.getMessage());
         }
+        settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, "s3://bucket/prefix"));
         ConfigException perStore = assertThrows(ConfigException.class,
-            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "s3://b/p")));
+            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "gs://b/p")));
         assertTrue(perStore.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts"),
             perStore.getMessage());
+        ConfigException option = assertThrows(ConfigException.class, () -> settings(Map.of(
+            TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_secret_access_key", "sup3r\nsecret")));
+        assertFalse(option.getMessage().contains("sup3r"), option.getMessage());
+        assertEquals(Map.of("aws_region", "eu-west-1"), settings(Map.of(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region",
+            "eu-west-1")).snapshotOptions());
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG, 0)));
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, -1L)));
     }

@@ -2,6 +2,7 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -38,13 +39,24 @@ public final class NativeSnapshotLocation implements AutoCloseable {
     }
 
     /**
-     * Opens the location a URI names.
+     * Opens the location a URI names ({@code s3://bucket/prefix} or {@code file:///path}).
      *
-     * @throws IllegalArgumentException if the URI is malformed or of a scheme this build lacks
+     * @param options for {@code s3://}: {@code object_store}'s S3 keys ({@code aws_endpoint}, ...)
+     *     applied on top of the AWS environment; values on one line each
+     * @throws IllegalArgumentException if the URI is malformed, of a scheme this build lacks, or an
+     *     option is unknown (the message names the key, never a value)
      */
-    public static NativeSnapshotLocation open(String uri) {
+    public static NativeSnapshotLocation open(String uri, Map<String, String> options) {
         Objects.requireNonNull(uri, "uri cannot be null");
-        return new NativeSnapshotLocation(uri, open0(uri));
+        StringBuilder joined = new StringBuilder();
+        options.forEach((key, value) -> {
+            if (key.indexOf('=') >= 0 || key.indexOf('\n') >= 0 || value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
+                throw new IllegalArgumentException("snapshot location option " + key + ": a key without '=' and a value on"
+                    + " one line");
+            }
+            joined.append(key).append('=').append(value).append('\n');
+        });
+        return new NativeSnapshotLocation(uri, open0(uri, joined.toString()));
     }
 
     /** The URI the location was opened with. */
@@ -205,7 +217,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         return values;
     }
 
-    private static native long open0(String uri);
+    private static native long open0(String uri, String options);
 
     private static native void close(long handle);
 
