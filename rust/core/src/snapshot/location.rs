@@ -29,6 +29,9 @@ pub struct Location {
     store: Arc<dyn ObjectStore>,
     root: ObjectPath,
     runtime: tokio::runtime::Runtime,
+    /// The checksums of SST files earlier snapshots through this location read, so that a file
+    /// is read for its checksum once, not at every snapshot (see [`super::take::upload`]).
+    pub(crate) checksums: super::take::ChecksumCache,
 }
 
 impl std::fmt::Debug for Location {
@@ -86,7 +89,13 @@ impl Location {
             .enable_all()
             .build()
             .map_err(|e| invalid(format!("starting its I/O runtime failed: {e}")))?;
-        Ok(Location { uri: uri.trim_end_matches('/').to_string(), store: Arc::from(store), root, runtime })
+        Ok(Location {
+            uri: uri.trim_end_matches('/').to_string(),
+            store: Arc::from(store),
+            root,
+            runtime,
+            checksums: Default::default(),
+        })
     }
 
     /// The URI the location was parsed from.

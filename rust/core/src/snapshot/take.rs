@@ -47,6 +47,28 @@ pub struct Prepared {
     checkpoint: Checkpoint,
     store_dir: PathBuf,
     options: crate::StoreOptions,
+    /// The store's RocksDB identity (its `IDENTITY` file: a new one for every new database, a
+    /// wiped and recreated store included), which keys the checksum cache; None: nothing cached.
+    identity: Option<String>,
+}
+
+/// Checksums of SST files already read, by (RocksDB identity, file name, size). RocksDB never
+/// reuses an SST file's number within a database and never changes an SST file, so within one
+/// identity the name and size name the bytes; a store wiped and recreated (numbers start again)
+/// has a new identity. Only the files of the last snapshot of each identity are kept.
+#[derive(Debug, Default)]
+pub(crate) struct ChecksumCache(std::sync::Mutex<HashMap<String, HashMap<(String, u64), u32>>>);
+
+impl ChecksumCache {
+    fn get(&self, identity: &str, name: &str, size: u64) -> Option<u32> {
+        let cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache.get(identity)?.get(&(name.to_string(), size)).copied()
+    }
+
+    fn replace(&self, identity: &str, files: HashMap<(String, u64), u32>) {
+        let mut cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache.insert(identity.to_string(), files);
+    }
 }
 
 /// Takes a snapshot of `store` at `location` under `store_id`: [`prepare`] then [`upload`].
@@ -63,7 +85,9 @@ pub fn prepare(store: &KeyValueStore) -> Result<Prepared> {
     let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let checkpoint = Checkpoint(store.path().join(format!("{CHECKPOINT_PREFIX}{stamp}")));
     store.checkpoint(&checkpoint.0)?;
-    Ok(Prepared { checkpoint, store_dir: store.path().to_path_buf(), options: store.options().clone() })
+    let identity = std::fs::read_to_string(store.path().join("IDENTITY")).ok().map(|id| id.trim().to_string());
+    let identity = identity.filter(|id| !id.is_empty());
+    Ok(Prepared { checkpoint, store_dir: store.path().to_path_buf(), options: store.options().clone(), identity })
 }
 
 /// The part of a snapshot that may run on any thread, off the committing one: the checkpoint's
@@ -74,7 +98,7 @@ pub fn prepare(store: &KeyValueStore) -> Result<Prepared> {
 /// secondary-store commit that failed half-way, or values being upgraded, is refused
 /// ([`Error::InvalidArgument`]).
 pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &AtomicBool) -> Result<Taken> {
-    let Prepared { checkpoint, store_dir, options } = prepared;
+    let Prepared { checkpoint, store_dir, options, identity } = prepared;
     let image = read_image(&store_dir, &options, &checkpoint.0)?;
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let seq = location
@@ -91,9 +115,25 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         .filter_map(|object| Some((object.location.filename()?.to_string(), object.size)))
         .collect();
     let (mut files, mut files_uploaded, mut bytes_uploaded) = (Vec::new(), 0, 0);
+    let mut checksums = HashMap::new();
     for name in file_names(&checkpoint.0)? {
         let path = checkpoint.0.join(&name);
-        let (size, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
+        let immutable = name.ends_with(".sst") || name.ends_with(".blob");
+        let size = std::fs::metadata(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?.len();
+        let cached = identity.as_deref().filter(|_| immutable).and_then(|id| location.checksums.get(id, &name, size));
+        let crc32c = match cached {
+            Some(crc32c) => crc32c,
+            None => {
+                let (read, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
+                if read != size {
+                    return Err(local_err(&path, "reading a checkpoint file", format!("{read} bytes read, {size} expected")));
+                }
+                crc32c
+            }
+        };
+        if immutable {
+            checksums.insert((name.clone(), size), crc32c);
+        }
         let object = object_name(&name, size, crc32c);
         if existing.get(&object) != Some(&size) {
             let sent = location.put_file(&location.path(store_id, &format!("{FILES}/{object}"))?, &path, cancel)?;
@@ -124,6 +164,9 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         position: image.position,
         files,
     };
+    if let Some(identity) = &identity {
+        location.checksums.replace(identity, checksums);
+    }
     let file_count = manifest.files.len();
     let manifest_path = location.path(store_id, &format!("{SNAPSHOTS}/{}", manifest_name(seq)))?;
     if !location.put_new(&manifest_path, manifest.encode())? {
