@@ -138,6 +138,43 @@ impl Location {
         })
     }
 
+    /// Downloads the objects at `objects` into new local files (each `(object, file)`), up to
+    /// `concurrency` at a time, each streamed to disk (never held in memory whole) and synced.
+    /// Returns, in order, each file's size and crc32c, or `None` where the object does not exist.
+    pub(crate) fn get_files(
+        &self,
+        objects: &[(ObjectPath, std::path::PathBuf)],
+        concurrency: usize,
+    ) -> Vec<Result<Option<(u64, u32)>>> {
+        use futures_util::StreamExt;
+        self.runtime.block_on(async {
+            futures_util::stream::iter(objects.iter().map(|(object, file)| self.get_file(object, file)))
+                .buffered(concurrency.max(1))
+                .collect()
+                .await
+        })
+    }
+
+    async fn get_file(&self, object: &ObjectPath, file: &Path) -> Result<Option<(u64, u32)>> {
+        use std::io::Write;
+        let result = match self.store.get(object).await {
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(self.err(object, e)),
+            Ok(result) => result,
+        };
+        let local = |e: std::io::Error| self.err(object, format!("writing {}: {e}", file.display()));
+        let mut out = std::fs::File::create(file).map_err(local)?;
+        let mut stream = result.into_stream();
+        let (mut size, mut crc) = (0u64, 0u32);
+        while let Some(chunk) = stream.try_next().await.map_err(|e| self.err(object, e))? {
+            crc = txn_rocksdb_format::wal::crc32c_extend(crc, &chunk);
+            size += chunk.len() as u64;
+            out.write_all(&chunk).map_err(local)?;
+        }
+        out.sync_all().map_err(local)?;
+        Ok(Some((size, crc)))
+    }
+
     /// Sends the local file `file` to `path` (in parts; the object appears whole or not at all).
     /// Returns the bytes sent. `cancel` set stops it between two parts (the upload aborted).
     pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, cancel: &AtomicBool) -> Result<u64> {

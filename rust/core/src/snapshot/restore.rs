@@ -4,10 +4,8 @@ use super::location::Location;
 use super::{local_err, manifest_seq, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use txn_rocksdb_format::snapshot_manifest::Manifest;
-use txn_rocksdb_format::wal::crc32c;
 
 /// A store's changelog partition as it is now, which a snapshot must belong to: Kafka seeks to
 /// the snapshot's offset + 1 (its offsets are those of the last record applied), so that offset
@@ -134,27 +132,30 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path, changelog
     Ok(None)
 }
 
-/// Downloads every file of `manifest` into `staging`, each checked against its size and checksum.
-/// Any failure (a missing or damaged object, the object store or the local disk failing) makes the
-/// snapshot unusable, so a location that is down falls back to the changelog.
+/// Files of a snapshot downloaded at once.
+const DOWNLOADS_AT_ONCE: usize = 4;
+
+/// Downloads every file of `manifest` into `staging` ([`DOWNLOADS_AT_ONCE`] at a time, each
+/// streamed to disk), each checked against its size and checksum. Any failure (a missing or
+/// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
+/// location that is down falls back to the changelog.
 fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path) -> std::result::Result<(), String> {
     let failed = |e: Error| e.to_string();
     std::fs::create_dir_all(staging).map_err(|e| format!("creating {}: {e}", staging.display()))?;
+    let mut objects = Vec::with_capacity(manifest.files.len());
     for file in &manifest.files {
         let object = location.path(store_id, &format!("{FILES}/{}", file.object)).map_err(failed)?;
-        let bytes = location.get(&object).map_err(failed)?.ok_or_else(|| format!("object {object} is missing"))?;
-        if bytes.len() as u64 != file.size {
-            return Err(format!("object {object} has {} bytes, the manifest says {}", bytes.len(), file.size));
+        objects.push((object, staging.join(&file.name)));
+    }
+    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE);
+    for ((file, (object, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {
+        let (size, crc) = result.map_err(failed)?.ok_or_else(|| format!("object {object} is missing"))?;
+        if size != file.size {
+            return Err(format!("object {object} has {size} bytes, the manifest says {}", file.size));
         }
-        if crc32c(&bytes) != file.crc32c {
+        if crc != file.crc32c {
             return Err(format!("object {object} does not match its checksum"));
         }
-        let path = staging.join(&file.name);
-        let written = std::fs::File::create(&path).and_then(|mut out| {
-            out.write_all(&bytes)?;
-            out.sync_all()
-        });
-        written.map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     sync_dir(staging).map_err(failed)
 }

@@ -57,7 +57,10 @@ pub struct Prepared {
 /// identity the name and size name the bytes; a store wiped and recreated (numbers start again)
 /// has a new identity. Only the files of the last snapshot of each identity are kept.
 #[derive(Debug, Default)]
-pub(crate) struct ChecksumCache(std::sync::Mutex<HashMap<String, HashMap<(String, u64), u32>>>);
+pub(crate) struct ChecksumCache(std::sync::Mutex<HashMap<String, FileChecksums>>);
+
+/// The crc32c of each file, by name and size.
+type FileChecksums = HashMap<(String, u64), u32>;
 
 impl ChecksumCache {
     fn get(&self, identity: &str, name: &str, size: u64) -> Option<u32> {
@@ -65,7 +68,7 @@ impl ChecksumCache {
         cache.get(identity)?.get(&(name.to_string(), size)).copied()
     }
 
-    fn replace(&self, identity: &str, files: HashMap<(String, u64), u32>) {
+    fn replace(&self, identity: &str, files: FileChecksums) {
         let mut cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         cache.insert(identity.to_string(), files);
     }
