@@ -63,6 +63,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,3000000,10000000],
  * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
  * {@code e2e.recovery.load} [changelog, or app], {@code e2e.recovery.trickle} [500 records/s],
+ * {@code e2e.recovery.newHost} [false; true: every restart on an empty state directory, a task landing
+ * on a host without its state: with the column {@code txn-snapshots}, the snapshots' benchmark],
+ * {@code e2e.snapshot.intervalMs} [10000: {@code txn-snapshots}' snapshot interval],
  * {@code e2e.throughput.records} [1000000], {@code e2e.throughput.runs} [1],
  * {@code e2e.throughput.warmup} [true: one unrecorded run of {@code kafka-memory} first, warming the broker up],
  * {@code e2e.throughput.columns} [all six], {@code e2e.memory.stores} [50],
@@ -100,6 +103,9 @@ public final class E2EBench {
     }
 
     static final String REFERENCE = "kafka-txn";
+    /** Our column with snapshots: {@link #SNAPSHOT_LOCATION} in its arguments stands for a directory of the run. */
+    static final String SNAPSHOTS = "txn-snapshots";
+    static final String SNAPSHOT_LOCATION = "@snapshot-location@";
     /** The column of Kafka's in-memory stores: the ceiling of a store inside the JVM, which ours should be within 1.2x of. */
     static final String IN_MEMORY = "kafka-memory";
     static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
@@ -115,6 +121,11 @@ public final class E2EBench {
         for (Column c : List.of(
                 new Column("txn", true, ours(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
                         + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
+                new Column(SNAPSHOTS, true, ours("txn.rocksdb.snapshot.location=" + SNAPSHOT_LOCATION,
+                        "txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)),
+                        StateKind.PERSISTENT, "ours, indexed-batch, with snapshots (txn.rocksdb.snapshot.location on a "
+                        + "file:// directory of the run, txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)
+                        + ")"),
                 new Column("txn-secondary", true, ours("txn.rocksdb.transaction.strategy=secondary-store"),
                         StateKind.PERSISTENT, "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
                 new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"), StateKind.PERSISTENT,
@@ -204,6 +215,7 @@ public final class E2EBench {
                 .map(s -> (long) Double.parseDouble(s)).toList();
         int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
         int trickle = Integer.getInteger("e2e.recovery.trickle", 500);
+        boolean newHost = Boolean.getBoolean("e2e.recovery.newHost");
         RecoveryLoad load = RecoveryLoad.of(System.getProperty("e2e.recovery.load", "changelog"));
         List<Column> columns = columns("e2e.recovery.columns", "recovery", "txn,kafka-txn,kafka");
         Map<String, Object> settings = new LinkedHashMap<>();
@@ -211,6 +223,7 @@ public final class E2EBench {
         settings.put("kills", kills);
         settings.put("partitions", PARTITIONS);
         settings.put("trickleRecordsPerSecond", trickle);
+        settings.put("newHost", newHost);
         settings.put("columns", columns.stream().map(Column::id).toList());
         if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
         settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
@@ -223,7 +236,7 @@ public final class E2EBench {
         Random rnd = new Random(42);
         for (long n : sizes) {
             for (Column c : columns) {
-                runs.add(recoveryRun(kafka, c, load, n, kills, trickle, rnd));
+                runs.add(recoveryRun(kafka, c, load, n, kills, trickle, newHost, rnd));
                 r.put("seconds", seconds(t0));
                 results.checkpoint();
             }
@@ -234,16 +247,21 @@ public final class E2EBench {
     /**
      * One column at one state size: load ({@code load}), check, then {@code kills} kill -9 / restart
      * cycles under a trickle. Every run has its own topics (input, changelog, output), deleted after it.
+     * With {@code newHost} each restart is on an empty state directory (a task landing on a host
+     * without its state); a column with snapshots then waits, before the first kill, for a snapshot
+     * of every partition taken after the load.
      */
     static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, RecoveryLoad load, long n, int kills, int trickle,
-                                           Random rnd) throws Exception {
+                                           boolean newHost, Random rnd) throws Exception {
         String appId = "e2e-rec-" + c.id() + "-" + n;
         String input = appId + "-input";
         String output = EosCrashApp.kvOut(appId);
         String changelog = appId + "-" + EosCrashApp.KV_STORE + "-changelog";
         kafka.createTopics(PARTITIONS, input, output);
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
-        List<String> args = new ArrayList<>(c.appArgs());
+        Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
+        List<String> args = new ArrayList<>(c.appArgs().stream()
+                .map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList());
         args.add(EosCrashApp.INPUT_ARG + "=" + input);
         args.add(EosCrashApp.TOPOLOGY_ARG + "=kv");
         String[] argv = args.toArray(String[]::new);
@@ -280,11 +298,23 @@ public final class E2EBench {
             r.put("load", loadResult);
             r.put("changelogAfterLoad", changelogAfterLoad);
             updates.start();
+            if (newHost && c.id().equals(SNAPSHOTS)) {
+                long since = System.currentTimeMillis();
+                BrokerFixture.await("a snapshot of every partition after the load", RESTART_TIMEOUT,
+                        () -> SnapshotRestoreTest.storesWrittenSince(snapshots, since) >= PARTITIONS);
+                say(String.format("recovery [%s, %,d keys]: a snapshot of every partition %.1f s after the load",
+                        c.id(), n, (System.currentTimeMillis() - since) / 1e3));
+            }
             for (int kill = 1; kill <= kills; kill++) {
                 // mid-run: the app is processing the trickle
                 Thread.sleep(1000 + rnd.nextInt(1000));
                 if (!app.process.isAlive()) throw new IllegalStateException(app.name + " died before the kill; see its log");
                 app.kill();
+                if (newHost) {
+                    // a new host: the task's state directory is gone
+                    KafkaBroker.deleteRecursively(stateDir);
+                    Files.createDirectories(stateDir);
+                }
                 long changelogAtKill = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
                 launch = System.nanoTime();
                 app = AppProcess.start(appId + "#" + kill, kafka, appId, stateDir.toString(), c.txn(), argv);
@@ -311,6 +341,7 @@ public final class E2EBench {
         } finally {
             if (app != null) app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            KafkaBroker.deleteRecursively(snapshots);
             deleteTopics(kafka, input, output, changelog);
         }
     }

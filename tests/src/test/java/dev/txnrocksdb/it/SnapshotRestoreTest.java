@@ -233,6 +233,22 @@ class SnapshotRestoreTest {
         }
     }
 
+    /** Store directories at the location with a manifest written at or after {@code sinceMillis}. */
+    static long storesWrittenSince(Path location, long sinceMillis) {
+        if (!Files.isDirectory(location)) return 0;
+        try (Stream<Path> files = Files.walk(location)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".manifest")).filter(p -> {
+                try {
+                    return Files.getLastModifiedTime(p).toMillis() >= sinceMillis;
+                } catch (IOException e) {
+                    return false;
+                }
+            }).map(p -> p.getParent().getParent()).distinct().count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
     /** Each store directory at the location with its newest snapshot's number. */
     static Map<Path, Long> newest(Path location) {
         Map<Path, Long> newest = new TreeMap<>();
