@@ -3,7 +3,9 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
+import dev.txnrocksdb.streams.internals.nativeapi.StoreStatistic;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -129,12 +131,22 @@ public final class StoreCore<S extends NativeStore> {
         String[] rocksDBOptions = settings.rocksDBOptions(name);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         StoreSnapshots openedSnapshots = StoreSnapshots.open(name, settings, context, changelogPartition, dir,
-            StoreSnapshots.adminLookup(context.appConfigs()));
-        S opened;
-        try {
-            opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
+            StoreSnapshots.lookupFor(context.appConfigs()));
+        OpenOptions openOptions = new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
             settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics, rocksDBOptions[0],
-            rocksDBOptions[1], settings.spillBytes(name)));
+            rocksDBOptions[1], settings.spillBytes(name));
+        S opened;
+        boolean wipedBeforeSnapshot = false;
+        try {
+            opened = opener.open(dir, openOptions);
+            if (openedSnapshots != null && StoreStatistic.WIPES.of(NativeStoreStatistics.read(opened)) > 0) {
+                // The damage policy deleted the store's files (it opened empty, for the changelog to
+                // restore): a snapshot restores most of it instead.
+                opened.close();
+                openedSnapshots.restoreAfterWipe(dir);
+                wipedBeforeSnapshot = true;
+                opened = opener.open(dir, openOptions);
+            }
         } catch (RuntimeException e) {
             if (openedSnapshots != null) {
                 openedSnapshots.close();
@@ -151,6 +163,9 @@ public final class StoreCore<S extends NativeStore> {
             this.openedStrategy = settings.transactionStrategy();
             this.metrics = StoreMetrics.register(context, name, opened, statistics);
             this.metrics.addSnapshotMetrics(openedSnapshots);
+            if (wipedBeforeSnapshot) {
+                this.metrics.recordWipeBeforeSnapshot();
+            }
             this.snapshots = openedSnapshots;
             this.store = opened;
         } catch (RuntimeException e) {

@@ -61,6 +61,7 @@ public final class StoreMetrics {
     private Sensor commitSensor;
     private Sensor restoreSensor;
     private volatile long recovers;
+    private volatile long wipesBeforeSnapshot;
 
     private long[] snapshot;
     private long snapshotNanos;
@@ -128,8 +129,9 @@ public final class StoreMetrics {
             StoreStatistic.TEMPORARY_STORE_BYTES);
         gauge("roll-forwards-total", "Commits interrupted by a crash or a failure that recovery completed since the store"
             + " opened", StoreStatistic.ROLL_FORWARDS);
-        gauge("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
-            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption)", StoreStatistic.WIPES);
+        add("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
+            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption), or from a snapshot and the changelog",
+            RecordingLevel.INFO, longGauge(values -> StoreStatistic.WIPES.of(values) + wipesBeforeSnapshot));
         add("rollbacks-total", "Transactions thrown away since the store opened: uncommitted temporary-store writes"
             + " dropped at open, plus rollbacks Kafka Streams asked for", RecordingLevel.INFO,
             (Gauge<Long>) (config, now) -> StoreStatistic.ROLLBACKS.of(values()) + recovers);
@@ -263,6 +265,14 @@ public final class StoreMetrics {
         if (restoreSensor != null) {
             restoreSensor.record(records);
         }
+    }
+
+    /**
+     * Records that the store's damaged files were deleted when it opened and a snapshot restored it
+     * before it opened again (the store open now did not see that wipe).
+     */
+    void recordWipeBeforeSnapshot() {
+        wipesBeforeSnapshot++;
     }
 
     /** Records a rollback Kafka Streams asked for ({@code recover}). */

@@ -45,20 +45,31 @@ import org.slf4j.LoggerFactory;
  * reset) never finds the old topic's snapshots; the offset check of the native restore catches a
  * changelog truncated below, or short of, a snapshot's offset.
  */
-final class StoreSnapshots implements AutoCloseable {
+public final class StoreSnapshots implements AutoCloseable {
+    /**
+     * An internal configuration entry (an object, not a setting: tests only): the
+     * {@link ChangelogLookup} stores use instead of asking the cluster with an {@code Admin} client.
+     */
+    public static final String CHANGELOG_LOOKUP_CONFIG = "__txn.rocksdb.snapshot.changelog.lookup__";
+
     private static final Logger log = LoggerFactory.getLogger(StoreSnapshots.class);
     /** How long closing waits for a cancelled upload to stop (it stops between two parts of a file). */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
     /** What the cluster says of a changelog partition. */
-    static final class ChangelogState {
+    public static final class ChangelogState {
         final Uuid topicId;
         /** The log start offset, or -1 when not asked for. */
         final long start;
         /** The log end offset, or -1 when not asked for. */
         final long end;
 
-        ChangelogState(Uuid topicId, long start, long end) {
+        /**
+         * @param topicId the changelog topic's id
+         * @param start the partition's log start offset (-1 when not asked for)
+         * @param end the partition's log end offset (-1 when not asked for)
+         */
+        public ChangelogState(Uuid topicId, long start, long end) {
             this.topicId = topicId;
             this.start = start;
             this.end = end;
@@ -67,7 +78,7 @@ final class StoreSnapshots implements AutoCloseable {
 
     /** Looks a changelog partition up in the cluster. */
     @FunctionalInterface
-    interface ChangelogLookup {
+    public interface ChangelogLookup {
         /**
          * @param withOffsets whether the partition's start and end offsets are needed too
          * @throws Exception when the cluster cannot be reached or refuses
@@ -77,6 +88,8 @@ final class StoreSnapshots implements AutoCloseable {
 
     private final String storeName;
     private final String storeId;
+    private final TopicPartition changelog;
+    private final ChangelogLookup lookup;
     private final NativeSnapshotLocation location;
     private final long intervalNanos;
     private final int retained;
@@ -95,10 +108,12 @@ final class StoreSnapshots implements AutoCloseable {
     private volatile long restoreMs = -1;
     private volatile long restoreBytes;
 
-    private StoreSnapshots(String storeName, String storeId, NativeSnapshotLocation location, long intervalMs,
-                           int retained) {
+    private StoreSnapshots(String storeName, String storeId, TopicPartition changelog, ChangelogLookup lookup,
+                           NativeSnapshotLocation location, long intervalMs, int retained) {
         this.storeName = storeName;
         this.storeId = storeId;
+        this.changelog = changelog;
+        this.lookup = lookup;
         this.location = location;
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
         this.retained = retained;
@@ -144,8 +159,8 @@ final class StoreSnapshots implements AutoCloseable {
                 storeName, e.getMessage());
             return null;
         }
-        StoreSnapshots snapshots = new StoreSnapshots(storeName, storeId, location, settings.snapshotIntervalMs(),
-            settings.snapshotsRetained());
+        StoreSnapshots snapshots = new StoreSnapshots(storeName, storeId, changelog, lookup, location,
+            settings.snapshotIntervalMs(), settings.snapshotsRetained());
         if (empty) {
             snapshots.restore(dir, changelog, state);
         }
@@ -155,6 +170,42 @@ final class StoreSnapshots implements AutoCloseable {
     /** The store's snapshots' name under the location. */
     String storeId() {
         return storeId;
+    }
+
+    /**
+     * After the damage policy deleted the store's files (the store, closed again, opened empty):
+     * empties {@code dir} and restores the newest usable snapshot into it, asking the cluster for the
+     * changelog's offsets first. Whatever fails, the directory is left empty for the changelog.
+     */
+    void restoreAfterWipe(Path dir) {
+        log.warn("Store {}: its damaged files were deleted (txn.rocksdb.wal.corruption); restoring a snapshot before the"
+            + " changelog's tail", storeName);
+        ChangelogState state;
+        try {
+            state = lookup.describe(changelog, true);
+        } catch (Exception e) {
+            log.warn("Store {}: the changelog {} could not be looked up ({}); it restores the store", storeName, changelog,
+                e.toString());
+            return;
+        }
+        try {
+            deleteTree(dir);
+        } catch (IOException e) {
+            log.warn("Store {}: emptying {} failed ({}); the changelog restores the store", storeName, dir, e.toString());
+            return;
+        }
+        restore(dir, changelog, state);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
     }
 
     private void restore(Path dir, TopicPartition changelog, ChangelogState state) {
@@ -305,6 +356,12 @@ final class StoreSnapshots implements AutoCloseable {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** The lookup of {@link #CHANGELOG_LOOKUP_CONFIG} if the configuration holds one, else {@link #adminLookup}. */
+    static ChangelogLookup lookupFor(Map<String, Object> appConfigs) {
+        Object configured = appConfigs.get(CHANGELOG_LOOKUP_CONFIG);
+        return configured instanceof ChangelogLookup ? (ChangelogLookup) configured : adminLookup(appConfigs);
     }
 
     /**
