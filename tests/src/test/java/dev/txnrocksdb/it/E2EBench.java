@@ -260,8 +260,7 @@ public final class E2EBench {
         kafka.createTopics(PARTITIONS, input, output);
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
-        List<String> args = new ArrayList<>(c.appArgs().stream()
-                .map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList());
+        List<String> args = new ArrayList<>(appArgs(c, snapshots));
         args.add(EosCrashApp.INPUT_ARG + "=" + input);
         args.add(EosCrashApp.TOPOLOGY_ARG + "=kv");
         String[] argv = args.toArray(String[]::new);
@@ -304,6 +303,7 @@ public final class E2EBench {
                         () -> SnapshotRestoreTest.storesWrittenSince(snapshots, since) >= PARTITIONS);
                 say(String.format("recovery [%s, %,d keys]: a snapshot of every partition %.1f s after the load",
                         c.id(), n, (System.currentTimeMillis() - since) / 1e3));
+                r.put("snapshots", snapshotCost(app, n));
             }
             for (int kill = 1; kill <= kills; kill++) {
                 // mid-run: the app is processing the trickle
@@ -343,6 +343,47 @@ public final class E2EBench {
             KafkaBroker.deleteRecursively(stateDir);
             KafkaBroker.deleteRecursively(snapshots);
             deleteTopics(kafka, input, output, changelog);
+        }
+    }
+
+    /** Our column's app arguments, with {@link #SNAPSHOT_LOCATION} replaced by {@code snapshots}' URI. */
+    private static List<String> appArgs(Column c, Path snapshots) {
+        return c.appArgs().stream().map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList();
+    }
+
+    /** The sum of a store metric over the app's stores ({@code EosCrashApp}'s {@code metric} command). */
+    private static long metric(AppProcess app, String name) throws Exception {
+        return Long.parseLong(app.ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30)).split(" ")[2]);
+    }
+
+    /**
+     * What snapshots cost while a trickle of updates runs: the bytes sent by the snapshots taken over
+     * {@code e2e.snapshot.observeMs} (default 30 s) against the state's SST bytes, and the bytes sent
+     * until then (the first snapshots hold the whole state).
+     */
+    private static Map<String, Object> snapshotCost(AppProcess app, long n) throws Exception {
+        long sentBefore = metric(app, "snapshot-bytes-sent-total");
+        long takenBefore = metric(app, "snapshots-total");
+        Thread.sleep(Long.getLong("e2e.snapshot.observeMs", SMOKE ? 3_000L : 30_000L));
+        long sent = metric(app, "snapshot-bytes-sent-total") - sentBefore;
+        long taken = metric(app, "snapshots-total") - takenBefore;
+        long state = metric(app, "live-sst-files-size");
+        Map<String, Object> cost = new LinkedHashMap<>();
+        cost.put("bytesSentUntilLoaded", sentBefore);
+        cost.put("snapshotsObserved", taken);
+        cost.put("bytesSentObserved", sent);
+        cost.put("bytesPerSnapshot", taken == 0 ? null : sent / taken);
+        cost.put("stateSstBytes", state);
+        say(String.format("recovery [txn-snapshots, %,d keys]: %d snapshots under the trickle sent %,d bytes (%,d per snapshot) "
+                + "of a state of %,d SST bytes; %,d bytes sent until then", n, taken, sent, taken == 0 ? 0 : sent / taken, state,
+                sentBefore));
+        return cost;
+    }
+
+    private static long directoryBytes(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return 0;
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
     }
 
@@ -498,7 +539,9 @@ public final class E2EBench {
         kafka.createTopics(PARTITIONS, outputs.toArray(String[]::new));
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         long launch = System.nanoTime();
-        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(), c.appArgs().toArray(String[]::new));
+        Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
+        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(),
+                appArgs(c, snapshots).toArray(String[]::new));
         try {
             app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
             CpuSample cpuAtFirst = CpuSample.take(app.process.pid(), kafka.broker.pid());
@@ -515,6 +558,7 @@ public final class E2EBench {
             r.put("launchToFirstProcessedMs", (first - launch) / 1e6);
             r.put("cpu", cpu);
             r.put("stateDirMiB", checkStateDir(c, stateDir) / 1048576.0);
+            if (c.id().equals(SNAPSHOTS)) r.put("snapshotMiB", directoryBytes(snapshots) / 1048576.0);
             say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s "
                             + "(cores: app %s, broker %s, machine busy %s of %s); state dir %.1f MiB", c.id(), run, records, secs,
                     records / secs, cpu.get("appCores"), cpu.get("brokerCores"), cpu.get("machineBusyCores"),
@@ -526,6 +570,7 @@ public final class E2EBench {
         } finally {
             app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            KafkaBroker.deleteRecursively(snapshots);
             List<String> topics = new ArrayList<>(outputs);
             topics.addAll(EosCrashApp.changelogs(appId));
             deleteTopics(kafka, topics.toArray(String[]::new));
