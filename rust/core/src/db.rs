@@ -83,6 +83,10 @@ pub(crate) struct Db {
     tuning: Tuning,
 }
 
+/// Live WAL bytes from which a checkpoint flushes the memtables rather than copy the WAL
+/// ([`Db::checkpoint`]).
+const CHECKPOINT_FLUSH_WAL_BYTES: u64 = 64 << 20;
+
 impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
     /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
@@ -191,12 +195,20 @@ impl Db {
     }
 
     /// A RocksDB checkpoint of the instance in `dir` (which must not exist, on the same file
-    /// system): every family flushed (atomically), SST files hard linked, the MANIFEST, CURRENT,
-    /// OPTIONS and live WAL files copied. The caller keeps commits out meanwhile
-    /// (`KeyValueStore::checkpoint`).
+    /// system): SST files hard linked, the MANIFEST, CURRENT, OPTIONS and live WAL files copied
+    /// (the WAL synced first); the memtables are flushed first only when the live WAL files hold
+    /// [`CHECKPOINT_FLUSH_WAL_BYTES`] or more, so a snapshot neither stalls the committing thread
+    /// on a flush nor leaves a small SST file (and the compactions it causes) behind every time.
+    /// The image is then what a `kill -9` between two commits leaves (SST files plus the WAL),
+    /// which opening recovers to the last commit as after any crash: writes that skip the WAL
+    /// (restored records, and the offsets of commits after them until a flush) are in neither.
+    /// The caller keeps commits out meanwhile (`KeyValueStore::checkpoint`).
     pub(crate) fn checkpoint(&self, dir: &Path) -> Result<()> {
+        self.rocks.flush_wal(true).map_err(|e| self.rocks_err(e))?;
         let checkpoint = rust_rocksdb::checkpoint::Checkpoint::new(&self.rocks).map_err(|e| self.rocks_err(e))?;
-        checkpoint.create_checkpoint(dir).map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
+        checkpoint
+            .create_checkpoint_with_log_size(dir, CHECKPOINT_FLUSH_WAL_BYTES)
+            .map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
     }
 
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).

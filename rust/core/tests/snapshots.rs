@@ -176,7 +176,10 @@ fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
             assert_eq!(restored.unwrap().seq, 2);
             assert!(dump == second);
 
-            let object = bench.files_dir().join(only_second.iter().find(|o| o.contains(".sst-")).unwrap());
+            // a data file only the second references: an SST file, else the WAL a checkpoint
+            // copies when it did not flush
+            let data = |kind: &str| only_second.iter().find(|o| o.contains(kind) && !o.contains("-0-")).cloned();
+            let object = bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).unwrap());
             match damage {
                 "missing" => std::fs::remove_file(&object).unwrap(),
                 "corrupted" => {
@@ -403,13 +406,16 @@ fn a_cancelled_upload_writes_no_snapshot_and_the_next_one_completes() {
 fn a_store_wiped_and_recreated_is_never_given_the_old_files_checksums() {
     use txn_rocksdb::{KeyValueStore, Range};
     let bench = Bench::new();
+    // the data in the WAL only, then reopened: RocksDB flushes what it recovers into one SST file
+    // at open, so both stores below have the same files, of the same sizes, with other bytes
     let fill = |byte: u8| {
         let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
         for i in 0..2_000u32 {
             store.put(format!("key-{i:05}").as_bytes(), Some(&[byte; 100])).unwrap();
         }
         store.commit(&[(tp(), Some(10))], None).unwrap();
-        store
+        drop(store);
+        KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap()
     };
     let first = fill(b'a');
     snapshot::take(&first, &bench.location, STORE_ID).unwrap();
@@ -448,4 +454,97 @@ fn a_later_snapshot_reuses_the_checksums_it_read_and_still_restores_exactly() {
     let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
     assert_eq!(restored.unwrap().seq, 3);
     assert!(dump == state);
+}
+
+/// A zombie: two instances of one store (the task's old owner, still snapshotting after the task
+/// moved, and its new owner) send snapshots of the same store id at the same time, each also
+/// running retention. Each manifest is written once (a second writer of the same number fails
+/// instead), and whatever survives restores exactly one of the two committed images, never a mix.
+#[test]
+fn two_owners_snapshotting_one_store_at_once_never_make_a_mixed_image() {
+    let bench = Bench::new();
+    let zombie_dir = bench.store.with_file_name("zombie");
+    let owner_dir = bench.store.with_file_name("owner");
+    let zombie = open(Kind::KeyValue, &zombie_dir, Strategy::IndexedBatch);
+    commit_range(&zombie, 0, 6);
+    let owner = open(Kind::KeyValue, &owner_dir, Strategy::IndexedBatch);
+    commit_range(&owner, 0, 12);
+    let images = [zombie.dump(), owner.dump()];
+    assert!(images[0] != images[1]);
+
+    let run = |store: &Subject| {
+        let (mut taken, mut refused) = (0, 0);
+        for _ in 0..15 {
+            match snapshot::take(store.db(), &bench.location, STORE_ID) {
+                Ok(_) => taken += 1,
+                Err(e) => {
+                    assert!(e.to_string().contains("another snapshot of this store wrote this manifest"), "{e}");
+                    refused += 1;
+                }
+            }
+            snapshot::retain(&bench.location, STORE_ID, 2).unwrap();
+        }
+        (taken, refused)
+    };
+    let (taken, refused) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| run(&zombie));
+        let b = scope.spawn(|| run(&owner));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        (a.0 + b.0, a.1 + b.1)
+    });
+    assert!(taken > 0, "{taken} taken, {refused} refused");
+    drop(zombie);
+    drop(owner);
+
+    // every manifest still there restores one whole image (the newest usable first, then each
+    // older one with the newer removed)
+    let mut restored_any = false;
+    loop {
+        let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+        let Some(restored) = restored else { break };
+        restored_any = true;
+        assert!(dump == images[0] || dump == images[1], "snapshot {} is a committed image of one owner", restored.seq);
+        std::fs::remove_file(bench.manifest_path(restored.seq)).unwrap();
+    }
+    assert!(restored_any, "the newest snapshot restores");
+}
+
+/// Restored records skip the WAL, and so do the offsets of the commits that follow them until a
+/// flush; a checkpoint that copies the WAL rather than flush holds neither or both, never an
+/// offset past records it lacks.
+#[test]
+fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
+    use txn_rocksdb::{KeyValueStore, Range};
+    for flush_between in [false, true] {
+        let bench = Bench::new();
+        let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        let records: Vec<(Vec<u8>, Vec<u8>)> =
+            (0..500u32).map(|i| (format!("key-{i:04}").into_bytes(), format!("value-{i}").into_bytes())).collect();
+        store.restore(records.iter().map(|(k, v)| (k.as_slice(), Some(v.as_slice())))).unwrap();
+        // Kafka commits the restored offset with nothing staged
+        store.commit(&[(tp(), Some(499))], None).unwrap();
+        if flush_between {
+            // a commit with data flushes the restored records first
+            store.put(b"zzz", Some(b"written")).unwrap();
+            store.commit(&[(tp(), Some(500))], None).unwrap();
+        }
+        let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
+        drop(store);
+        std::fs::remove_dir_all(&bench.store).unwrap();
+        let Some(_) = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap() else {
+            // an image without an offset is never used: the changelog restores everything
+            assert!(taken.offsets.is_empty() && !flush_between, "{:?}", taken.offsets);
+            continue;
+        };
+        let restored = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        let entries = restored.range(Range::all()).unwrap().collect_all().unwrap();
+        let offsets = restored.committed_offsets().unwrap();
+        assert_eq!(offsets, taken.offsets, "the manifest says what the image holds");
+        let offset = offsets.first().map(|(_, o)| *o).expect("a used snapshot holds an offset");
+        assert!(offset >= 499, "{offset}");
+        assert!(entries.len() >= 500, "offset {offset} with {} of the 500 restored records", entries.len());
+        if flush_between {
+            assert_eq!(offsets, vec![(tp(), 500)], "a commit with data is in the image");
+        }
+    }
 }

@@ -34,7 +34,8 @@ class SnapshotRestoreTest {
     static final int RECORDS = Integer.getInteger("it.snapshot.records", 20_000);
     /** strategy, location kind: each an app of its own. */
     static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
-        new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"});
+        new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
+        new String[] {"scale-out", "file"});
 
     static BrokerFixture kafka;
     static S3Server s3;
@@ -246,6 +247,74 @@ class SnapshotRestoreTest {
             }).map(p -> p.getParent().getParent()).distinct().count();
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
+        }
+    }
+
+    /**
+     * Scale-out: a second instance joins with an empty state directory, and the task it takes over
+     * restores its stores from the snapshots the first instance took, plus the changelog's tail;
+     * the output stays exactly-once. ({@code acceptable.recovery.lag} is raised so that Kafka
+     * Streams moves the task at once rather than warming a standby up first.)
+     */
+    @org.junit.jupiter.api.Test
+    void aTaskMovingToANewInstanceRestoresTheSnapshotAndOnlyTheTail() throws Exception {
+        String appId = appId("scale-out", "file");
+        String inputTopic = appId + "-input";
+        WordInput input = new WordInput(RECORDS, 13L).topic(inputTopic);
+        Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri(), "acceptable.recovery.lag=1000000000"};
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        int half = RECORDS / 2;
+        input.produceUpTo(kafka, half);
+        AppProcess first = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true,
+            overrides);
+        AppProcess second = null;
+        try {
+            first.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            long processedHalf = half - half % 500;
+            first.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+                Duration.ofSeconds(120));
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            Map<Path, Long> settled = settledNewest(snapshots);
+            input.produceUpTo(kafka, half + 200);
+            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+
+            // a second instance, on a host without state (a static member of its own: EosCrashApp
+            // gives every instance the same group.instance.id, which would fence the first)
+            List<String> secondOverrides = new ArrayList<>(List.of(overrides));
+            secondOverrides.add("consumer.group.instance.id=" + appId + "-instance-2");
+            second = AppProcess.start(appId + "#b", kafka, appId, kafka.tmp.resolve(appId + "-b").toString(), true,
+                secondOverrides.toArray(String[]::new));
+            AppProcess joined = second;
+            BrokerFixture.await("the second instance restored a task", Duration.ofSeconds(120),
+                () -> joined.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-END ")).count() >= 3);
+            List<String> starts = second.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            long restored = second.restoredTotal();
+            say(String.format("[%s] the second instance restored %d records (changelogs: %d); %s", appId, restored,
+                changelogTotal, starts));
+            assertTrue(starts.size() >= 3, "it restored the stores of at least one task: " + starts);
+            for (String line : starts) {
+                assertTrue(Long.parseLong(line.split(" ")[3]) > 0, "restored from a snapshot, not from 0: " + line);
+            }
+            assertTrue(restored * 4 < changelogTotal / 2, "restored " + restored + " records of the moved task's changelogs"
+                + " (about " + changelogTotal / 2 + "): more than the tail");
+
+            input.produceUpTo(kafka, RECORDS);
+            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
+            List<String> problems = input.checkExactlyOnce(
+                kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
+            if (!problems.isEmpty()) kafka.showLogs(appId);
+            assertTrue(problems.isEmpty(), "output is not exactly-once after the scale-out:\n  " + String.join("\n  ", problems));
+        } finally {
+            if (second != null) second.stop();
+            first.stop();
         }
     }
 

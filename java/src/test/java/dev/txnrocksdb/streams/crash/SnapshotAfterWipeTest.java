@@ -94,22 +94,24 @@ class SnapshotAfterWipeTest {
     void aStoreWhoseDamagedFilesWereDeletedRestoresItsSnapshotAndOnlyTheTail(TransactionStrategy strategy)
             throws Exception {
         TopicPartition changelog = new TopicPartition(SegmentedStoreTestContext.APP_ID + "-store-changelog", 0);
-        TxnKeyValueStore store = open(new SegmentedStoreTestContext(dir.toFile(), 0, settings(true)), strategy);
+        SegmentedStoreTestContext first = new SegmentedStoreTestContext(dir.toFile(), 0, settings(true));
+        TxnKeyValueStore store = open(first, strategy);
         for (int commit = 0; commit < 5; commit++) {
             for (int i = 0; i < 200; i++) {
                 store.put(key(commit + "-" + i), VALUE);
             }
-            long before = manifests();
-            store.commit(Map.of(changelog, commit * 100L));
+            long offset = commit * 100L;
+            store.commit(Map.of(changelog, offset));
             // a snapshot at a commit (interval 0) unless one is still being sent: commit again (the
-            // same offset, nothing staged) until one holding this commit is written
+            // same offset, nothing staged) until a snapshot holding this commit is written
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (manifests() <= before && System.nanoTime() < deadline) {
+            while (((Number) metric(first, "snapshot-last-offset")).longValue() != offset && System.nanoTime() < deadline) {
                 Thread.sleep(20);
-                store.commit(Map.of(changelog, commit * 100L));
+                store.commit(Map.of(changelog, offset));
             }
-            assertTrue(manifests() > before, "commit " + commit + " took a snapshot");
+            assertEquals(offset, ((Number) metric(first, "snapshot-last-offset")).longValue(), "a snapshot of commit " + commit);
         }
+        long newest = manifests();
         store.close();
         garbleManifest(dir.resolve("store"));
 
@@ -120,7 +122,7 @@ class SnapshotAfterWipeTest {
             assertNotNull(reopened.get(key("4-199")));
             assertNotNull(reopened.get(key("0-0")));
             assertEquals(1L, ((Number) metric(context, "wipes-total")).longValue());
-            assertTrue(((Number) metric(context, "snapshot-restored")).longValue() >= 5L);
+            assertEquals(newest, ((Number) metric(context, "snapshot-restored")).longValue());
         } finally {
             reopened.close();
         }
