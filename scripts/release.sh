@@ -96,7 +96,9 @@ exports_of() {
 # What a macOS or Windows library links that is not the system's, one per line (empty when fine).
 foreign_libraries() {
   case "$1" in
+    # (--dylibs-used lists the library's own install name too: --dylib-id tells it.)
     darwin-*) llvm-objdump --macho --dylibs-used "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//; s/ \(compatibility.*//' \
+      | grep -vxF "$(llvm-objdump --macho --dylib-id "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//')" \
       | grep -vE '^(/usr/lib/libSystem\.B\.dylib|/usr/lib/libc\+\+(abi)?(\.1)?\.dylib|/System/Library/Frameworks/CoreFoundation\.framework/Versions/A/CoreFoundation)$' || true ;;
     # MinGW's runtime DLLs (libstdc++-6, libgcc_s_seh-1, libwinpthread-1) are not on a Windows
     # machine; Windows' own DLLs never start with "lib".
@@ -116,8 +118,8 @@ for platform in "${wanted[@]}"; do
   case "$platform" in
     linux-x86_64) expect="ELF 64-bit LSB shared object, x86-64*" ;;
     linux-aarch64) expect="ELF 64-bit LSB shared object, ARM aarch64*" ;;
-    darwin-x86_64) expect="Mach-O 64-bit*shared library*x86_64*" ;;
-    darwin-aarch64) expect="Mach-O 64-bit*shared library*arm64*" ;;
+    darwin-x86_64) expect="Mach-O 64-bit x86_64 dynamically linked shared library*" ;;
+    darwin-aarch64) expect="Mach-O 64-bit arm64 dynamically linked shared library*" ;;
     windows-x86_64) expect="PE32+*DLL*x86-64*" ;;
   esac
   # shellcheck disable=SC2053 # $expect is a pattern
