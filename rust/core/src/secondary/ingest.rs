@@ -71,7 +71,12 @@ pub(crate) fn ingest(db: &Arc<Db>, record: &CommitRecord, before_decision: impl 
 
     if !files.is_empty() {
         let mut options = IngestExternalFileOptions::default();
-        options.set_move_files(true);
+        // Moved (hard-linked into the store, the name under `ingest/` deleted) where a deleted name
+        // goes at once. On Windows the name of a file that is open stays until its last handle
+        // closes, and RocksDB keeps each ingested file open: `ingest/` could not be deleted
+        // ("Directory is not empty", found under Wine), so the next ingestion failed. There the
+        // files are copied.
+        options.set_move_files(!cfg!(windows));
         db.rocks.ingest_external_file_cf_opts(db.data(), &options, files).map_err(|e| db.rocks_err(e))?;
     }
     fault::point("commit:after-ingest")?;

@@ -197,5 +197,5 @@ fn remove_dir(dir: &Path) -> Result<()> {
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| local_err(dir, "syncing a directory", e))
+    crate::durable::sync_dir(dir).map_err(|e| local_err(dir, "syncing a directory", e))
 }
