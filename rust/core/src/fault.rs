@@ -37,7 +37,9 @@ pub const POINTS: &[&str] = &[
     "restore:after-batch",
     // upgrading a store's values to a newer format at open, after each batch but the last
     "upgrade:after-batch",
-    // taking a snapshot: its files are sent, its manifest not yet written
+    // taking a snapshot: after each part of a file handed to the upload (the object not yet
+    // finished); its files are sent, its manifest not yet written
+    "snapshot:mid-file",
     "snapshot:before-manifest",
 ];
 

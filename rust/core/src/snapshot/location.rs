@@ -200,6 +200,11 @@ impl Location {
                 writer.wait_for_capacity(2).await.map_err(|e| self.err(path, e))?;
                 writer.write(&buffer[..read]);
                 sent += read as u64;
+                // a part handed to the upload, the object not finished (a kill here leaves it half-sent)
+                if let Err(e) = crate::fault::point("snapshot:mid-file") {
+                    let _ = writer.abort().await;
+                    return Err(e);
+                }
             }
             writer.finish().await.map_err(|e| self.err(path, e))?;
             Ok(sent)
