@@ -158,6 +158,15 @@ final class AppProcess {
         return awaitLine(from, l -> l.startsWith(answerPrefix), timeout);
     }
 
+    /**
+     * A store metric over the app's stores ({@code EosCrashApp}'s {@code metric} command): its sum
+     * and the number of stores that have it.
+     */
+    long[] metric(String name) throws Exception {
+        String[] answer = ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30)).split(" ");
+        return new long[] {Long.parseLong(answer[2]), Long.parseLong(answer[3])};
+    }
+
     void send(String line) throws Exception {
         process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().flush();

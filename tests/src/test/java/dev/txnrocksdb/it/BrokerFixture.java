@@ -188,7 +188,7 @@ final class BrokerFixture implements AutoCloseable {
                     .sorted().toList()) {
                 List<String> lines = Files.readAllLines(f);
                 say("---- last lines of " + f.getFileName() + " ----");
-                lines.subList(Math.max(0, lines.size() - 20), lines.size()).forEach(BrokerFixture::say);
+                lines.subList(Math.max(0, lines.size() - Integer.getInteger("it.logLines", 20)), lines.size()).forEach(BrokerFixture::say);
             }
         } catch (Exception ignored) {
             // diagnostics only

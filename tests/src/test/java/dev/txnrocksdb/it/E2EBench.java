@@ -355,9 +355,9 @@ public final class E2EBench {
         return c.appArgs().stream().map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList();
     }
 
-    /** The sum of a store metric over the app's stores ({@code EosCrashApp}'s {@code metric} command). */
+    /** The sum of a store metric over the app's stores. */
     private static long metric(AppProcess app, String name) throws Exception {
-        return Long.parseLong(app.ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30)).split(" ")[2]);
+        return app.metric(name)[0];
     }
 
     /**

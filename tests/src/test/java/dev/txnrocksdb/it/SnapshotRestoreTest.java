@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,7 +36,7 @@ class SnapshotRestoreTest {
     /** strategy, location kind: each an app of its own. */
     static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
         new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
-        new String[] {"scale-out", "file"});
+        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"});
 
     static BrokerFixture kafka;
     static S3Server s3;
@@ -151,14 +152,7 @@ class SnapshotRestoreTest {
             assertTrue(restored * 4 < changelogTotal, "restored " + restored + " of " + changelogTotal
                 + " changelog records: more than the tail after the snapshots");
 
-            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
-            Map<String, List<Long>> kv = kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> win = kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> ses = kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60));
-            List<String> problems = input.checkExactlyOnce(kv, win, ses);
-            if (!problems.isEmpty()) kafka.showLogs(appId);
-            assertTrue(problems.isEmpty(), "output is not exactly-once after the restore from snapshots:\n  "
-                + String.join("\n  ", problems));
+            assertExactlyOnce(appId, input, "after the restore from snapshots");
         } finally {
             app.stop();
         }
@@ -222,13 +216,7 @@ class SnapshotRestoreTest {
             input.produceUpTo(kafka, RECORDS);
             BrokerFixture.await("new snapshots once the object store is back", Duration.ofSeconds(90),
                 () -> newer(newest(snapshots), before) >= 1);
-            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
-            List<String> problems = input.checkExactlyOnce(
-                kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-                kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-                kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
-            assertTrue(problems.isEmpty(), "output is not exactly-once with the object store down:\n  "
-                + String.join("\n  ", problems));
+            assertExactlyOnce(appId, input, "with the object store down");
         } finally {
             app.stop();
         }
@@ -305,17 +293,116 @@ class SnapshotRestoreTest {
                 + " (about " + changelogTotal / 2 + "): more than the tail");
 
             input.produceUpTo(kafka, RECORDS);
-            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
-            List<String> problems = input.checkExactlyOnce(
-                kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-                kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-                kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
-            if (!problems.isEmpty()) kafka.showLogs(appId);
-            assertTrue(problems.isEmpty(), "output is not exactly-once after the scale-out:\n  " + String.join("\n  ", problems));
+            assertExactlyOnce(appId, input, "after the scale-out");
         } finally {
             if (second != null) second.stop();
             first.stop();
         }
+    }
+
+    /**
+     * The application reset while it is down (its group and changelog topics deleted) and started
+     * again on a new host: Kafka Streams creates the changelogs again, with new topic ids, and no
+     * store restores a snapshot of the old ones (their state is not in the new changelogs): the
+     * stores open empty, the input is counted again from the start, and their next snapshots are
+     * filed under the new topics.
+     */
+    @org.junit.jupiter.api.Test
+    void aChangelogDeletedAndCreatedAgainNeverRestoresTheOldTopicsSnapshots() throws Exception {
+        String appId = appId("recreated", "file");
+        WordInput input = new WordInput(RECORDS, 17L).topic(appId + "-input");
+        Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + input.topic(), "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri()};
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        input.produceUpTo(kafka, RECORDS / 4);
+        Path firstHost = kafka.tmp.resolve(appId + "-host1");
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            app.kill();
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
+        }
+        deleteTree(firstHost);
+        Map<Path, Long> oldTopics = settledNewest(snapshots);
+        // an application reset, as kafka-streams-application-reset --force does it: the group's
+        // members removed, its offsets gone (the input is processed again from the start), the
+        // internal topics deleted (Kafka Streams, finding its group's changelogs gone, does not
+        // create them again: it waits for them)
+        try (Admin admin = kafka.admin()) {
+            try {
+                admin.removeMembersFromConsumerGroup(appId, new RemoveMembersFromConsumerGroupOptions()).all().get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                say("[" + appId + "] no member to remove: " + e.getCause());
+            }
+            admin.deleteConsumerGroups(List.of(appId)).all().get();
+            admin.deleteTopics(changelogs).all().get();
+            BrokerFixture.await("the changelogs deleted", Duration.ofSeconds(60),
+                () -> {
+                    try {
+                        return admin.listTopics().names().get().stream().noneMatch(changelogs::contains);
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+        }
+
+        app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+            long[] restored = app.metric("snapshot-restored");
+            say(String.format("[%s] changelogs created again: snapshot-restored sum %d over %d stores; %s", appId,
+                restored[0], restored[1], app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-")).toList()));
+            assertEquals(3 * PARTITIONS, restored[1], "every store of every partition opened");
+            assertEquals(-restored[1], restored[0], "a store restored a snapshot of a deleted changelog");
+            input.produceUpTo(kafka, RECORDS / 2);
+            kafka.awaitGroupCaughtUp(appId, input.topic(), PARTITIONS, Duration.ofSeconds(180));
+            // the stores opened empty: each word's count is 1 or its previous count + 1, and the
+            // words seen before the reset start over at 1 (an old snapshot restored would go on
+            // from the count it held: neither)
+            Map<String, List<Long>> counts = kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS / 2,
+                Duration.ofSeconds(60));
+            long startedOver = 0;
+            for (Map.Entry<String, List<Long>> word : counts.entrySet()) {
+                List<Long> c = word.getValue();
+                for (int i = 1; i < c.size(); i++) {
+                    long count = c.get(i);
+                    assertTrue(count == 1 || count == c.get(i - 1) + 1, word.getKey() + "'s counts: " + c);
+                    if (count == 1) startedOver++;
+                }
+            }
+            assertTrue(startedOver > 0, "no word's count started over: the stores were not empty");
+            BrokerFixture.await("snapshots of the 6 stores filed under the new changelogs", Duration.ofSeconds(90),
+                () -> newest(snapshots).keySet().stream().filter(store -> !oldTopics.containsKey(store)).count()
+                    >= 3 * PARTITIONS);
+            assertEquals(oldTopics, newest(snapshots).entrySet().stream().filter(e -> oldTopics.containsKey(e.getKey()))
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a,
+                    TreeMap::new)), "the old changelogs' snapshots are left as they were");
+        } catch (Throwable t) {
+            kafka.showLogs(appId);
+            throw t;
+        } finally {
+            app.stop();
+        }
+    }
+
+    /**
+     * Waits until the app consumed its whole input, then asserts that its read_committed output
+     * (key-value, window and session counts) is exactly-once for that input.
+     */
+    static void assertExactlyOnce(String appId, WordInput input, String when) throws Exception {
+        kafka.awaitGroupCaughtUp(appId, input.topic(), PARTITIONS, Duration.ofSeconds(180));
+        List<String> problems = input.checkExactlyOnce(
+            kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
+        if (!problems.isEmpty()) kafka.showLogs(appId);
+        assertTrue(problems.isEmpty(), "output is not exactly-once " + when + ":\n  " + String.join("\n  ", problems));
     }
 
     /** Each store directory at the location with its newest snapshot's number. */

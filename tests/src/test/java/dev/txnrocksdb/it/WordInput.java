@@ -63,6 +63,11 @@ final class WordInput {
         return this;
     }
 
+    /** The topic it produces to. */
+    String topic() {
+        return topic;
+    }
+
     int produced() {
         return produced;
     }
