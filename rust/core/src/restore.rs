@@ -87,7 +87,8 @@ impl Buffered {
         let mut last: Vec<Entry> = Vec::with_capacity(sorted.len());
         for entry in sorted {
             match last.last_mut() {
-                Some(previous) if self.key(previous) == self.key(&entry) => *previous = entry,
+                // equal prefixes first: the keys are read from the arena only when they may be equal
+                Some(previous) if previous.0 == entry.0 && self.key(previous) == self.key(&entry) => *previous = entry,
                 _ => last.push(entry),
             }
         }
@@ -211,7 +212,14 @@ impl RestoreBuffer {
         let file_options = db.file_options();
         let mut file = SstFileWriter::create(&file_options);
         file.open(&path).map_err(|e| db.rocks_err(e))?;
-        for entry in last {
+        for (i, entry) in last.iter().enumerate() {
+            // The records sit in the arena in changelog order, so reading them in key order
+            // misses the CPU caches once per record (most of the file's time, without this):
+            // fetch those a few places ahead meanwhile.
+            if let Some(ahead) = last.get(i + PREFETCH_AHEAD) {
+                prefetch(&buffered.arena, ahead.1);
+                prefetch(&buffered.arena, ahead.1 + 64);
+            }
             match buffered.value(entry) {
                 Some(value) => file.put(buffered.key(entry), value),
                 None => file.delete(buffered.key(entry)),
@@ -227,6 +235,21 @@ impl RestoreBuffer {
         // moved into RocksDB's directory: nothing is left but a file that failed before
         remove_file(db, &path)
     }
+}
+
+/// How many records ahead of the one written [`RestoreBuffer::ingest`] fetches into the caches.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Asks the CPU to bring the cache line of `arena[at]` in (a hint: nothing if out of bounds).
+#[inline(always)]
+fn prefetch(arena: &[u8], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if at < arena.len() {
+        // SAFETY: a prefetch is a hint that never faults, and the address is inside the arena.
+        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(arena.as_ptr().add(at).cast()) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (arena, at);
 }
 
 /// The first 8 bytes of `key` as a big-endian number, zero-padded: a smaller number means a
