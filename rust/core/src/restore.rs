@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::fault;
 use crate::offsets::{self, OffsetWrites};
 use crate::staging::lock;
-use rust_rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
+use rust_rocksdb::{SstFileWriter, WriteBatch};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -228,9 +228,7 @@ impl RestoreBuffer {
         }
         file.finish().map_err(|e| db.rocks_err(e))?;
         fault::point("restore:before-ingest")?;
-        let mut options = IngestExternalFileOptions::default();
-        options.set_move_files(true);
-        db.rocks.ingest_external_file_cf_opts(db.data(), &options, vec![path.clone()]).map_err(|e| db.rocks_err(e))?;
+        db.ingest(vec![path.clone()])?;
         fault::point("restore:after-ingest")?;
         // moved into RocksDB's directory: nothing is left but a file that failed before
         remove_file(db, &path)

@@ -33,7 +33,7 @@ use super::roll_forward::{finish, generation_iterator, Phase};
 use crate::db::Db;
 use crate::error::Result;
 use crate::fault;
-use rust_rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
+use rust_rocksdb::{SstFileWriter, WriteBatch};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use txn_rocksdb_format::commit_record::CommitRecord;
@@ -70,9 +70,7 @@ pub(crate) fn ingest(db: &Arc<Db>, record: &CommitRecord, before_decision: impl 
     fault::point("commit:before-ingest")?;
 
     if !files.is_empty() {
-        let mut options = IngestExternalFileOptions::default();
-        options.set_move_files(true);
-        db.rocks.ingest_external_file_cf_opts(db.data(), &options, files).map_err(|e| db.rocks_err(e))?;
+        db.ingest(files)?;
     }
     fault::point("commit:after-ingest")?;
     finish(db, record, Phase::Commit, WriteBatch::default(), bytes, true)?;
