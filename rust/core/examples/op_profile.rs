@@ -90,8 +90,10 @@ fn main() {
     let strategy = Strategy::parse(args.get(1).map_or("indexed-batch", String::as_str)).unwrap();
     let op = args.get(2).map_or("get", String::as_str).to_owned();
     let ops: u64 = args.get(3).map_or(200_000, |n| n.parse().unwrap());
+    // `OP_PROFILE_DIR`: the store in that directory, kept (to look at its files afterwards)
     let dir = tempfile::tempdir().unwrap();
-    let store = KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+    let path = std::env::var_os("OP_PROFILE_DIR").map_or_else(|| dir.path().to_path_buf(), std::path::PathBuf::from);
+    let store = KeyValueStore::open(&path, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     if op.starts_with("get") {
         let value = [5u8; 100];

@@ -15,10 +15,10 @@
 //!   buffer and the deferred offsets together, the store reopens at an earlier commit (offsets of
 //!   a commit, with at least its records) and Kafka restores the rest again (restoring the same
 //!   records in the same order is idempotent).
-//! - The deferred offsets are written with the WAL when every record restored since the last
-//!   flush went in by ingestion (the ingested file is durable when RocksDB takes it, so a kill
-//!   keeps the restore's progress); else (a small buffer went through the memtable, see below)
-//!   without it, as `Db::write_restored` requires.
+//! - The deferred offsets are written without the WAL and flushed with `data` in one atomic flush
+//!   (`Db::write_restored_offsets`): their MANIFEST edit then follows those of the ingested files,
+//!   so no surviving part of the MANIFEST (after a crash, or a damaged file cut short) holds the
+//!   offsets without the files, and a killed restore keeps its progress up to the last file.
 //! - Anything else that needs the restored records in RocksDB first writes the buffer and its
 //!   deferred offsets ([`RestoreBuffer::settle`]): reads (a standby's store may be queried),
 //!   commits with writes, write-through writes, restores of other kinds, checkpoints, closing.
@@ -196,8 +196,7 @@ impl RestoreBuffer {
             for writes in &buffered.offsets {
                 offsets::append_writes(&mut batch, db.offsets(), writes);
             }
-            // with the WAL only if no restored record waits in a memtable without it
-            db.write_commit(&batch, true)?;
+            db.write_restored_offsets(&batch)?;
             buffered.offsets.clear();
         }
         self.pending.store(false, Ordering::Release);
