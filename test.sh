@@ -19,16 +19,22 @@ bench/large_commit.sh --smoke
 # without arguments fuzzes longer.
 scripts/fuzz.sh --seconds 20
 # The release jar's assembly and checks (each library against its library.properties checksum, file(1)),
-# for this machine's library only; `scripts/release.sh` builds the linux-x86_64 + linux-aarch64 jar.
+# for this machine's library only; `scripts/release.sh` builds the jar with all five platforms' libraries.
 scripts/release.sh --platforms=host
 # The linux-aarch64 path in smoke mode, so that it cannot rot: the cross toolchain (Debian's packages),
 # qemu through binfmt_misc, and the format crate's tests built for aarch64 and run under qemu (a few
 # minutes cold). The full emulated run cross-builds RocksDB (as long as the native build):
 # `scripts/test-aarch64.sh`, a release check of its own. Debian x86_64 only (Debian's aarch64 Rust packages).
+# The same for the Windows and macOS cross builds (Debian's Rust with its standard library built from
+# source; MinGW-w64 and Wine, Zig): the format crate's tests built for x86_64-pc-windows-gnu and run
+# under Wine, and built and linked for both macOS targets and checked (Mach-O, CPU, libSystem only).
+# The full builds and the Wine run: scripts/build-native.sh --platform=..., scripts/test-windows.sh.
 if [[ "$(uname -m)" == x86_64 ]] && grep -qx 'ID=debian' /etc/os-release 2>/dev/null; then
   scripts/test-aarch64.sh --smoke
+  scripts/test-windows.sh --smoke
+  scripts/smoke-darwin.sh
 else
-  echo "test.sh: the aarch64 emulation smoke test runs on Debian x86_64 machines only (Debian's aarch64 Rust packages); not run here"
+  echo "test.sh: the cross-build smoke tests (aarch64 under qemu, Windows under Wine, macOS) run on Debian x86_64 machines only (Debian's Rust packages); not run here"
 fi
 # The native library comes from $CARGO_TARGET_DIR (else target/), where cargo test just built RocksDB.
 mvn -B --no-transfer-progress install

@@ -28,9 +28,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import report_common as base  # noqa: E402 (after the path, so it imports from any working directory)
-COLORS = {"txn": "#1f77b4", "txn-secondary": "#ff7f0e", "kafka-txn": "#555555", "kafka": "#d62728",
+COLORS = {"txn": "#1f77b4", "txn-snapshots": "#17becf", "txn-secondary": "#ff7f0e", "kafka-txn": "#555555", "kafka": "#d62728",
           "kafka-memory": "#2ca02c", "no-state": "#9467bd"}
-MARKERS = {"txn": "o", "txn-secondary": "s", "kafka-txn": "^", "kafka": "v"}
+MARKERS = {"txn": "o", "txn-snapshots": "D", "txn-secondary": "s", "kafka-txn": "^", "kafka": "v"}
 PLOTS = {"recovery": "e2e-recovery.png", "throughput": "e2e-throughput.png", "memory": "e2e-memory.png"}
 PARTS = ("recovery", "throughput", "memory")
 IN_MEMORY = "kafka-memory"
@@ -179,10 +179,15 @@ def recovery_md(data, plotted):
     cells = recovery_cells(data)
     sizes = sorted({k for _, k in cells})
     method = s.get("load", "app")
-    out = ["### Recovery after `kill -9` vs state size\n"] + part_intro(data, "recovery")
+    new_host = s.get("newHost", False)
+    title = ("A task on an empty host (state directory deleted after `kill -9`) vs state size" if new_host
+             else "Recovery after `kill -9` vs state size")
+    where = ("on an EMPTY state directory (deleted after the kill: a task landing on a host without its state)"
+             if new_host else "on the same state directory")
+    out = [f"### {title}\n"] + part_intro(data, "recovery")
     out.append(f"An exactly-once word count ({s['topology']}) {LOAD_TEXT.get(method, method)}, then, while a trickle of "
-               f"{s['trickleRecordsPerSecond']} updates/s keeps it busy, is killed with SIGKILL mid-run and restarted on "
-               f"the same state directory, {s['kills']} time(s) per column and size ({s['partitions']} partitions). "
+               f"{s['trickleRecordsPerSecond']} updates/s keeps it busy, is killed with SIGKILL mid-run and restarted "
+               f"{where}, {s['kills']} time(s) per column and size ({s['partitions']} partitions). "
                "**Recovery time** is from the restarted JVM's launch to the first record it processed (JVM start, "
                "rebalance and restore included); **restored** is the changelog records its `StateRestoreListener` "
                "reported. Median over the kills, min–max in parentheses. This part took "

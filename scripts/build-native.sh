@@ -46,15 +46,30 @@ elif [[ $host == linux-x86_64 && $platform == linux-aarch64 ]]; then
   lib="$target/cross/$triple/release/$file"
   build=(/usr/bin/cargo build --release --workspace --locked --target "$triple")
   build_env=("${cross_aarch64_env[@]}" CARGO_TARGET_DIR="$target/cross")
+elif [[ $host == linux-x86_64 && $platform == windows-x86_64 ]]; then
+  triple="$(rust_triple "$platform")"
+  lib="$target/cross/$triple/release/$file"
+  build=(/usr/bin/cargo build --release --workspace --locked --target "$triple" "${cross_build_std[@]}")
+  build_env=("${cross_windows_env[@]}" CARGO_TARGET_DIR="$target/cross")
+elif [[ $host == linux-x86_64 && $platform == darwin-* ]]; then
+  # A target directory of their own: cargo locks its target directory for a whole build, and
+  # Zig's wrappers change the host build scripts' environment.
+  triple="$(rust_triple "$platform")"
+  lib="$target/cross/darwin/$triple/release/$file"
+  build=(cargo-zigbuild zigbuild --release --workspace --locked --target "$triple" "${cross_build_std[@]}")
+  build_env=("${cross_darwin_env[@]}" CARGO_TARGET_DIR="$target/cross/darwin")
 else
   echo "build-native.sh: no cross build from $host to $platform; build on a $platform machine (README, \"Platforms\")" >&2
   exit 1
 fi
 
 if [[ $skip_cargo != true ]]; then
-  if [[ $platform != "$host" ]]; then
-    check_cross_aarch64_toolchain
-  fi
+  case "$platform" in
+    "$host") ;;
+    linux-aarch64) check_cross_aarch64_toolchain ;;
+    windows-*) check_cross_windows_toolchain ;;
+    darwin-*) check_cross_darwin_toolchain ;;
+  esac
   (cd "$root" && env "${build_env[@]}" "${build[@]}")
 fi
 if [[ ! -f $lib ]]; then

@@ -44,7 +44,9 @@ rust_triple() {
     linux-aarch64) echo aarch64-unknown-linux-gnu ;;
     darwin-x86_64) echo x86_64-apple-darwin ;;
     darwin-aarch64) echo aarch64-apple-darwin ;;
-    windows-x86_64) echo x86_64-pc-windows-msvc ;;
+    # MinGW's ABI: what the cross build here produces (scripts/build-native.sh); a build on Windows
+    # itself uses the host's own toolchain, whatever its triple.
+    windows-x86_64) echo x86_64-pc-windows-gnu ;;
     *) echo "unknown platform $1" >&2; return 1 ;;
   esac
 }
@@ -64,6 +66,68 @@ cross_aarch64_env=(
   AR_aarch64_unknown_linux_gnu=aarch64-linux-gnu-ar
   BINDGEN_EXTRA_CLANG_ARGS_aarch64_unknown_linux_gnu="--sysroot=$cross_aarch64_sysroot"
 )
+
+# The Windows cross build (x86_64-pc-windows-gnu): Debian's rustc 1.96 with its standard library
+# built from Debian's rust-web-src by cargo (-Z build-std, allowed on a stable toolchain by
+# RUSTC_BOOTSTRAP=1: Debian ships no Windows standard library and rustup cannot download one here),
+# MinGW-w64's gcc with POSIX threads (RocksDB uses std::thread) for the C++ and the link. The DLL
+# links its C++ and gcc runtimes statically (scripts/cross/windows-link.sh), so it needs only
+# Windows' own DLLs.
+platform_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cross_windows_env=(
+  RUSTC=/usr/bin/rustc
+  RUSTDOC=/usr/bin/rustdoc
+  RUSTC_BOOTSTRAP=1
+  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER="$platform_dir/cross/windows-link.sh"
+  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUSTFLAGS="-C target-feature=+crt-static"
+  CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
+  CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
+  AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+)
+# The macOS cross builds (aarch64-apple-darwin, x86_64-apple-darwin), without Apple's SDK: Debian's
+# rustc with its standard library built from source as for Windows, and Zig's toolchain (PyPI's
+# ziglang: macOS's libc and libc++ headers, libSystem's stubs, a Mach-O linker) for RocksDB's C++ and
+# the link, which cargo-zigbuild (PyPI) wires into cargo and the cc crate. /usr/bin first on the
+# PATH: cargo-zigbuild runs `cargo`, which must be Debian's (rustup's knows no std sources for
+# Debian's rustc). macOS 11 (Big Sur, 2020) is the oldest system the library is built for.
+cross_darwin_env=(
+  RUSTC=/usr/bin/rustc
+  RUSTDOC=/usr/bin/rustdoc
+  RUSTC_BOOTSTRAP=1
+  PATH="/usr/bin:$PATH"
+  MACOSX_DEPLOYMENT_TARGET=11.0
+  # CoreFoundation's link stub (scripts/cross/darwin-frameworks/): Zig has no framework stubs.
+  CARGO_TARGET_AARCH64_APPLE_DARWIN_RUSTFLAGS="-C link-arg=-F$platform_dir/cross/darwin-frameworks"
+  CARGO_TARGET_X86_64_APPLE_DARWIN_RUSTFLAGS="-C link-arg=-F$platform_dir/cross/darwin-frameworks"
+)
+
+# Exit 1 naming what to install when the macOS cross toolchain is incomplete.
+check_cross_darwin_toolchain() {
+  local missing=()
+  [[ -x /usr/bin/rustc && -x /usr/bin/cargo ]] || missing+=("Debian's rustc-web and cargo-web")
+  [[ -f /usr/lib/rustlib/src/rust/library/std/Cargo.toml ]] || missing+=("rust-web-src")
+  command -v cargo-zigbuild >/dev/null 2>&1 || missing+=("cargo-zigbuild (pip)")
+  python3 -m ziglang version >/dev/null 2>&1 || missing+=("ziglang (pip)")
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "the darwin cross builds need ${missing[*]}: run scripts/install-cross-deps.sh --darwin (as root)" >&2
+    return 1
+  fi
+}
+
+# What cargo builds the standard library from, for the targets Debian has no std package of.
+cross_build_std=(-Z build-std=std,panic_unwind)
+
+# Exit 1 naming what to install when the Windows cross toolchain is incomplete.
+check_cross_windows_toolchain() {
+  local missing=()
+  [[ -x /usr/bin/rustc && -x /usr/bin/cargo ]] || missing+=("Debian's rustc-web and cargo-web")
+  [[ -f /usr/lib/rustlib/src/rust/library/std/Cargo.toml ]] || missing+=("rust-web-src")
+  command -v x86_64-w64-mingw32-g++-posix >/dev/null 2>&1 || missing+=("g++-mingw-w64-x86-64-posix")
+  if [[ ${#missing[@]} -gt 0 ]]; then
+    echo "the windows-x86_64 cross build needs ${missing[*]}: run scripts/install-cross-deps.sh --windows (as root)" >&2
+    return 1
+  fi
+}
 
 # Exit 1 naming what to install when the aarch64 cross toolchain is incomplete.
 check_cross_aarch64_toolchain() {

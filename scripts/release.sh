@@ -2,15 +2,18 @@
 # Builds the multi-platform jar: the native library of every platform asked for, under
 # native/<platform>/ with its library.properties (version, SHA-256, size, commit, rustc), in one
 # txn-rocksdb-streams jar (with its sources and javadoc jars), copied to dist/ with a table of the
-# libraries (dist/platforms.txt). Each library's SHA-256 is checked against its entry in the jar and
-# `file` must show the platform's architecture, or the release fails.
+# libraries (dist/platforms.txt). Each library is checked, or the release fails: its SHA-256 against
+# its entry in the jar, its architecture (`file`), its exports (every Java_* function the jar's
+# classes declare native must be exported: nm, llvm-nm, llvm-objdump) and, for macOS and Windows,
+# the libraries it links (only the system's: libSystem, libc++ and CoreFoundation on macOS; no
+# MinGW runtime DLL on Windows).
 #
 #   scripts/release.sh [--platforms=P,P,...] [--from=DIR]
 #
-# --platforms: default linux-x86_64,linux-aarch64, what a linux-x86_64 Debian machine builds (the
-#   aarch64 library is cross-built: scripts/install-cross-deps.sh, then a cold build of RocksDB for
-#   aarch64, as long as the native one). `all` means every platform the loader knows, `host` this
-#   machine's only (what ./test.sh checks).
+# --platforms: default all, the five platforms the loader knows, which a linux-x86_64 Debian machine
+#   builds (linux-aarch64, windows-x86_64, darwin-aarch64 and darwin-x86_64 cross-built:
+#   scripts/install-cross-deps.sh --aarch64 --windows --darwin, then a cold build of RocksDB for each,
+#   each about as long as the native one). `host` means this machine's only (what ./test.sh checks).
 # --from=DIR: take the libraries from DIR/native/<platform>/ (as scripts/build-native.sh writes them
 #   into a classes directory) instead of building them: how .github/workflows/release.yml assembles
 #   the jar from the libraries its runners built on each OS. Without it, every platform asked for is
@@ -19,7 +22,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/platform.sh
 source "$root/scripts/platform.sh"
-platforms="linux-x86_64,linux-aarch64"
+platforms="$(IFS=,; echo "${all_platforms[*]}")"
 from=""
 for arg in "$@"; do
   case "$arg" in
@@ -58,10 +61,50 @@ done
 version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' "$root/java/pom.xml" | head -n1)"
 jar="$root/java/target/txn-rocksdb-streams-$version.jar"
 
-# Check what the jar holds: each library's bytes against its library.properties, its architecture.
+# Check what the jar holds: each library's bytes against its library.properties, its architecture,
+# its exports, what it links.
 check="$(mktemp -d)"
 trap 'rm -rf "$check"' EXIT
 (cd "$check" && jar xf "$jar" native)
+
+# The JNI names of the native methods the jar's classes declare (javap on the classes whose sources
+# declare one; `_` is `_1` in a JNI name, `$` `_00024`). Overloaded natives would need JNI's long
+# names, which this check does not compute: it refuses them.
+natives="$check/natives.txt"
+mapfile -t native_classes < <(cd "$root/java/src/main/java" \
+  && grep -rlE '^[[:space:]]*(private|public|protected|static|final|[[:space:]])*native[[:space:]]' --include='*.java' . \
+  | sed -E 's|^\./||; s|\.java$||; s|/|.|g' | sort)
+javap -p -cp "$root/java/target/classes" "${native_classes[@]}" | awk '
+  /^[^ ].*(class|interface|enum) / { for (i = 1; i <= NF; i++) if ($i ~ /^(class|interface|enum)$/) { cls = $(i + 1); break } }
+  / native / { m = $0; sub(/\(.*/, "", m); n = split(m, w, " "); print cls " " w[n] }' \
+  | awk '{ c = $1; m = $2; gsub(/_/, "_1", c); gsub(/\$/, "_00024", c); gsub(/\./, "_", c); gsub(/_/, "_1", m); print "Java_" c "_" m }' \
+  | sort >"$natives"
+[[ -s $natives ]] || { echo "release.sh: found no native methods in the jar's classes" >&2; exit 1; }
+if [[ -n "$(uniq -d "$natives")" ]]; then
+  echo "release.sh: overloaded native methods, whose JNI names this check does not compute: $(uniq -d "$natives" | tr '\n' ' ')" >&2
+  exit 1
+fi
+
+# The Java_* functions a library exports.
+exports_of() {
+  case "$1" in
+    linux-*) nm -D --defined-only "$2" | awk '{print $NF}' ;;
+    darwin-*) llvm-nm --extern-only --defined-only "$2" | awk '{print $NF}' | sed 's/^_//' ;;
+    windows-*) llvm-objdump -p "$2" | grep -oE '\bJava_[A-Za-z0-9_]+' ;;
+  esac | grep '^Java_' | sort -u
+}
+# What a macOS or Windows library links that is not the system's, one per line (empty when fine).
+foreign_libraries() {
+  case "$1" in
+    # (--dylibs-used lists the library's own install name too: --dylib-id tells it.)
+    darwin-*) llvm-objdump --macho --dylibs-used "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//; s/ \(compatibility.*//' \
+      | grep -vxF "$(llvm-objdump --macho --dylib-id "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//')" \
+      | grep -vE '^(/usr/lib/libSystem\.B\.dylib|/usr/lib/libc\+\+(abi)?(\.1)?\.dylib|/System/Library/Frameworks/CoreFoundation\.framework/Versions/A/CoreFoundation)$' || true ;;
+    # MinGW's runtime DLLs (libstdc++-6, libgcc_s_seh-1, libwinpthread-1) are not on a Windows
+    # machine; Windows' own DLLs never start with "lib".
+    windows-*) llvm-objdump -p "$2" | sed -nE 's/^[[:space:]]*DLL Name: //p' | grep -iE '^lib' || true ;;
+  esac
+}
 table="| platform | file | bytes | SHA-256 | version | commit | rustc | file(1) |
 |---|---|--:|---|---|---|---|---|"
 for platform in "${wanted[@]}"; do
@@ -75,12 +118,20 @@ for platform in "${wanted[@]}"; do
   case "$platform" in
     linux-x86_64) expect="ELF 64-bit LSB shared object, x86-64*" ;;
     linux-aarch64) expect="ELF 64-bit LSB shared object, ARM aarch64*" ;;
-    darwin-x86_64) expect="Mach-O 64-bit*shared library*x86_64*" ;;
-    darwin-aarch64) expect="Mach-O 64-bit*shared library*arm64*" ;;
+    darwin-x86_64) expect="Mach-O 64-bit x86_64 dynamically linked shared library*" ;;
+    darwin-aarch64) expect="Mach-O 64-bit arm64 dynamically linked shared library*" ;;
     windows-x86_64) expect="PE32+*DLL*x86-64*" ;;
   esac
   # shellcheck disable=SC2053 # $expect is a pattern
   [[ $described == $expect ]] || { echo "release.sh: native/$platform/$file is '$described', not '$expect'" >&2; exit 1; }
+  if [[ $platform != linux-* ]] && ! command -v llvm-objdump >/dev/null 2>&1; then
+    echo "release.sh: checking native/$platform/$file needs llvm-objdump and llvm-nm (apt-get install llvm)" >&2
+    exit 1
+  fi
+  missing="$(comm -23 "$natives" <(exports_of "$platform" "$lib"))"
+  [[ -z $missing ]] || { echo "release.sh: native/$platform/$file does not export $(wc -l <<<"$missing") of the jar's native methods: $(tr '\n' ' ' <<<"$missing")" >&2; exit 1; }
+  foreign="$(foreign_libraries "$platform" "$lib")"
+  [[ -z $foreign ]] || { echo "release.sh: native/$platform/$file links libraries that are not the system's: $(tr '\n' ' ' <<<"$foreign")" >&2; exit 1; }
   table+="
 | $platform | $file | $(prop bytes) | \`$(prop sha256)\` | $(prop version) | $(prop commit) | $(prop rustc) | ${described%%, BuildID*} |"
 done

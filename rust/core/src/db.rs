@@ -83,6 +83,10 @@ pub(crate) struct Db {
     tuning: Tuning,
 }
 
+/// Live WAL bytes from which a checkpoint flushes the memtables rather than copy the WAL
+/// ([`Db::checkpoint`]).
+const CHECKPOINT_FLUSH_WAL_BYTES: u64 = 64 << 20;
+
 impl Db {
     /// Opens (creating if needed) the RocksDB instance in `path` with its three column families.
     /// A write-ahead log damaged before its end fails with [`Error::CorruptedWal`] unless
@@ -140,13 +144,18 @@ impl Db {
     /// OS page cache as it writes it (its C API cannot turn that off), so every first read of the
     /// ingested data would go to the disk (a 3,000,000-key store restored by ingestion served 5x
     /// fewer gets than one restored through the memtable): the files are read back into the page
-    /// cache first (the cache follows the file into the store: it is moved, not copied).
+    /// cache first (the cache follows the file into the store: it is moved, not copied, except on Windows).
     pub(crate) fn ingest(&self, files: Vec<PathBuf>) -> Result<()> {
         for file in &files {
             read_into_page_cache(file);
         }
         let mut options = rust_rocksdb::IngestExternalFileOptions::default();
-        options.set_move_files(true);
+        // Moved (hard-linked into the store, the built file's name deleted) where a deleted name
+        // goes at once. On Windows the name of a file that is open stays until its last handle
+        // closes, and RocksDB keeps each ingested file open: the build directory could not be
+        // deleted ("Directory is not empty", found under Wine), so the next ingestion failed.
+        // There the files are copied.
+        options.set_move_files(!cfg!(windows));
         self.rocks.ingest_external_file_cf_opts(self.data(), &options, files).map_err(|e| self.rocks_err(e))
     }
 
@@ -207,12 +216,20 @@ impl Db {
     }
 
     /// A RocksDB checkpoint of the instance in `dir` (which must not exist, on the same file
-    /// system): every family flushed (atomically), SST files hard linked, the MANIFEST, CURRENT,
-    /// OPTIONS and live WAL files copied. The caller keeps commits out meanwhile
-    /// (`KeyValueStore::checkpoint`).
+    /// system): SST files hard linked, the MANIFEST, CURRENT, OPTIONS and live WAL files copied
+    /// (the WAL synced first); the memtables are flushed first only when the live WAL files hold
+    /// [`CHECKPOINT_FLUSH_WAL_BYTES`] or more, so a snapshot neither stalls the committing thread
+    /// on a flush nor leaves a small SST file (and the compactions it causes) behind every time.
+    /// The image is then what a `kill -9` between two commits leaves (SST files plus the WAL),
+    /// which opening recovers to the last commit as after any crash: writes that skip the WAL
+    /// (restored records, and the offsets of commits after them until a flush) are in neither.
+    /// The caller keeps commits out meanwhile (`KeyValueStore::checkpoint`).
     pub(crate) fn checkpoint(&self, dir: &Path) -> Result<()> {
+        self.rocks.flush_wal(true).map_err(|e| self.rocks_err(e))?;
         let checkpoint = rust_rocksdb::checkpoint::Checkpoint::new(&self.rocks).map_err(|e| self.rocks_err(e))?;
-        checkpoint.create_checkpoint(dir).map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
+        checkpoint
+            .create_checkpoint_with_log_size(dir, CHECKPOINT_FLUSH_WAL_BYTES)
+            .map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
     }
 
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).

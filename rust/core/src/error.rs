@@ -19,6 +19,10 @@ pub enum Error {
     /// [`crate::CorruptionPolicy`] does not let it rebuild from the changelog. `message` names
     /// what was found.
     Damaged { path: String, message: String },
+    /// A snapshot location (object storage) failed or refused: `location` is its URI (never with
+    /// credentials), `message` what failed. Snapshots are an optimisation of restore: this never
+    /// means committed data was lost.
+    Snapshot { location: String, message: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -42,6 +46,7 @@ impl fmt::Display for Error {
                  silently. Its last consistent commit has changelog offsets {last_consistent_offsets}; opening \
                  it there loses every later commit (a store with a changelog restores them from it)"
             ),
+            Error::Snapshot { location, message } => write!(f, "snapshot location {location}: {message}"),
             Error::Damaged { path, message } => write!(
                 f,
                 "store {path} is damaged ({message}): it cannot prove that it holds the state of a commit, so it \

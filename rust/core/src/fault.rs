@@ -1,5 +1,5 @@
 //! Crash points for tests. With the `fault-injection` feature, [`point`] kills the process with
-//! SIGKILL when the environment names that point:
+//! SIGKILL (TerminateProcess on Windows) when the environment names that point:
 //!
 //! `TXN_ROCKSDB_FAULT=<point>` kills at the first hit, `TXN_ROCKSDB_FAULT=<point>@<n>` at the n-th.
 //! `TXN_ROCKSDB_COPY_BATCH_BYTES=<n>` shrinks the commit's copy batches so small transactions
@@ -45,6 +45,25 @@ pub const POINTS: &[&str] = &[
     // taking a snapshot: its files are sent, its manifest not yet written
     "snapshot:before-manifest",
 ];
+
+/// The exit code of a process killed on Windows, where there are no signals: TerminateProcess's
+/// code, 1 as std's `Child::kill` passes it (a crash point passes the same).
+#[cfg(windows)]
+pub const KILLED_EXIT_CODE: u32 = 1;
+
+/// Whether a child process (a crash test's) ended killed: by SIGKILL on Unix; on Windows by
+/// TerminateProcess with [`KILLED_EXIT_CODE`], what `Child::kill` and a crash point do.
+pub fn killed(status: &std::process::ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal() == Some(9)
+    }
+    #[cfg(windows)]
+    {
+        status.code() == Some(KILLED_EXIT_CODE as i32)
+    }
+}
 
 #[cfg(feature = "fault-injection")]
 mod imp {
@@ -97,16 +116,35 @@ mod imp {
         if let Some(a) = armed() {
             if a.point == name && a.seen.fetch_add(1, Ordering::SeqCst) + 1 == a.hit {
                 eprintln!("txn-rocksdb fault injection: SIGKILL at {name}");
-                // SAFETY: plain libc calls; the process ends here.
-                unsafe {
-                    libc::kill(libc::getpid(), libc::SIGKILL);
-                }
-                loop {
-                    std::thread::park();
-                }
+                kill_self();
             }
         }
         Ok(())
+    }
+
+    /// Ends the process at once, as `kill -9` does: no destructors, no flush, no exit handlers.
+    /// On Windows, TerminateProcess with [`super::KILLED_EXIT_CODE`], as std's `Child::kill` does.
+    fn kill_self() -> ! {
+        #[cfg(unix)]
+        // SAFETY: plain libc calls; the process ends here.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
+        #[cfg(windows)]
+        {
+            #[link(name = "kernel32")]
+            extern "system" {
+                fn GetCurrentProcess() -> *mut std::ffi::c_void;
+                fn TerminateProcess(process: *mut std::ffi::c_void, exit_code: u32) -> i32;
+            }
+            // SAFETY: GetCurrentProcess returns this process's pseudo-handle; the process ends here.
+            unsafe {
+                TerminateProcess(GetCurrentProcess(), super::KILLED_EXIT_CODE);
+            }
+        }
+        loop {
+            std::thread::park();
+        }
     }
 
     pub fn copy_batch_bytes(default: usize) -> usize {

@@ -23,6 +23,7 @@ mod corruption;
 mod db;
 mod batch;
 mod direct;
+mod durable;
 mod error;
 pub mod fault;
 mod indexed;

@@ -15,7 +15,6 @@
 //! environment. The reference states come from running the same deterministic program in-process.
 
 use std::io::{BufRead, BufReader};
-use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use txn_rocksdb::{CorruptionPolicy, Range, StoreOptions, Strategy};
@@ -147,7 +146,7 @@ fn run_child_with(dir: &Path, kind: Kind, strategy: Strategy, program: Program, 
         }
     }
     let status = child.wait().unwrap();
-    run.killed = status.signal() == Some(9);
+    run.killed = txn_rocksdb::fault::killed(&status);
     assert!(run.killed || status.success(), "child failed: {status:?} ({kind:?}, {strategy:?}, {fault})");
     run
 }

@@ -15,6 +15,9 @@
 //! `ingest`, or by default the size rule):
 //! `LARGE_TXN_MIB=1024 LARGE_TXN_STRATEGY=indexed-batch cargo test --release --workspace --test large_transaction -- --nocapture`
 //! `LARGE_TXN_MIB=1024 LARGE_TXN_COMMIT=copy cargo test --release --workspace --test large_transaction -- --nocapture`
+//!
+//! Linux only: the peak RSS is read from `/proc/self/status`, which macOS and Windows do not have.
+#![cfg(target_os = "linux")]
 
 use std::process::Command;
 use std::time::Instant;

@@ -20,6 +20,11 @@
 //! each write of its copy (copies of 512 bytes, so every commit takes several), after the last
 //! one and after the truncation of the temporary store, with and without `sync_commit`; and at each
 //! step of a commit by ingestion (`secondary/ingest.rs`).
+//!
+//! Linux only: the shim is an `LD_PRELOAD` library over glibc's fsync family, which macOS
+//! (`DYLD_INSERT_LIBRARIES`, F_FULLFSYNC) and Windows (no preloading) do not have; there the crash
+//! tests (`crash_points.rs`) still kill and reopen stores, without a power loss.
+#![cfg(target_os = "linux")]
 
 use std::collections::BTreeMap;
 use std::fs;

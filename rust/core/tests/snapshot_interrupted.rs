@@ -3,7 +3,7 @@
 //! own binary: the armed point is process-wide.
 
 use std::path::Path;
-use txn_rocksdb::snapshot::{self, Location};
+use txn_rocksdb::snapshot::{self, Changelog, Location};
 use txn_rocksdb::{fault, KeyValueStore, Range, StoreOptions, TopicPartition};
 
 fn commit(store: &KeyValueStore, n: u32) {
@@ -12,6 +12,10 @@ fn commit(store: &KeyValueStore, n: u32) {
     }
     let partition = TopicPartition { topic: "app-store-changelog".into(), partition: 0 };
     store.commit(&[(partition, Some(i64::from(n) * 100))], None).unwrap();
+}
+
+fn changelog() -> Changelog {
+    Changelog { partition: TopicPartition { topic: "app-store-changelog".into(), partition: 0 }, start: 0, end: 1_000 }
 }
 
 /// A store's entries and committed offsets.
@@ -28,7 +32,7 @@ fn contents(dir: &Path) -> State {
 #[test]
 fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_completes() {
     let tmp = tempfile::tempdir().unwrap();
-    let location = Location::parse(&format!("file://{}", tmp.path().join("objects").display())).unwrap();
+    let location = Location::parse(&format!("file://{}", tmp.path().join("objects").display()), &[]).unwrap();
     let dir = tmp.path().join("store");
     let store = KeyValueStore::open(&dir, StoreOptions::default()).unwrap();
     commit(&store, 1);
@@ -45,7 +49,7 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
 
     // restored: the first snapshot, not the interrupted one
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(snapshot::restore_newest(&location, "s", &dir).unwrap().unwrap().seq, 1);
+    assert_eq!(snapshot::restore_newest(&location, "s", &dir, &changelog()).unwrap().unwrap().seq, 1);
     assert_eq!(contents(&dir), first);
 
     // the next snapshot takes the interrupted one's number and completes
@@ -56,7 +60,7 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
     let third = state(&store);
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(snapshot::restore_newest(&location, "s", &dir).unwrap().unwrap().seq, 2);
+    assert_eq!(snapshot::restore_newest(&location, "s", &dir, &changelog()).unwrap().unwrap().seq, 2);
     assert_eq!(contents(&dir), third);
 }
 

@@ -3,13 +3,19 @@
 
 mod common;
 
-use common::{Dump, Kind, Subject};
+use common::{tp, Dump, Kind, Subject};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use txn_rocksdb::snapshot::{self, Location, Manifest, Restored};
+use std::sync::atomic::AtomicBool;
+use txn_rocksdb::snapshot::{self, Changelog, Location, Manifest, Restored};
 use txn_rocksdb::{StoreOptions, Strategy};
 
 const STORE_ID: &str = "app/0_1/counts";
+
+/// The store's changelog holding every offset the tests commit.
+fn changelog() -> Changelog {
+    Changelog { partition: tp(), start: 0, end: i64::MAX }
+}
 
 fn options(strategy: Strategy) -> StoreOptions {
     // secondary-store: 512-byte spills, so transactions spill into the temporary store
@@ -32,7 +38,7 @@ impl Bench {
         let tmp = tempfile::tempdir().unwrap();
         let objects = tmp.path().join("objects");
         std::fs::create_dir_all(&objects).unwrap();
-        let location = Location::parse(&format!("file://{}", objects.display())).unwrap();
+        let location = Location::parse(&format!("file://{}", objects.display()), &[]).unwrap();
         let store = tmp.path().join("state").join("counts");
         Bench { _tmp: tmp, objects, store, location }
     }
@@ -63,10 +69,15 @@ impl Bench {
     /// Restores the newest usable snapshot into a wiped store directory, opens the store on it and
     /// returns what it holds.
     fn restore(&self, kind: Kind, strategy: Strategy) -> (Option<Restored>, Dump) {
+        self.restore_from(kind, strategy, &changelog())
+    }
+
+    /// [`Bench::restore`] against the changelog as `changelog` says it is now.
+    fn restore_from(&self, kind: Kind, strategy: Strategy, changelog: &Changelog) -> (Option<Restored>, Dump) {
         if self.store.exists() {
             std::fs::remove_dir_all(&self.store).unwrap();
         }
-        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store).unwrap();
+        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog).unwrap();
         let dump = open(kind, &self.store, strategy).dump();
         (restored, dump)
     }
@@ -165,7 +176,10 @@ fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
             assert_eq!(restored.unwrap().seq, 2);
             assert!(dump == second);
 
-            let object = bench.files_dir().join(only_second.iter().find(|o| o.contains(".sst-")).unwrap());
+            // a data file only the second references: an SST file, else the WAL a checkpoint
+            // copies when it did not flush
+            let data = |kind: &str| only_second.iter().find(|o| o.contains(kind) && !o.contains("-0-")).cloned();
+            let object = bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).unwrap());
             match damage {
                 "missing" => std::fs::remove_file(&object).unwrap(),
                 "corrupted" => {
@@ -227,19 +241,26 @@ fn a_snapshot_without_its_manifest_is_never_used() {
 #[test]
 fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let bench = Bench::new();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap(), None);
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap(), None);
     let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
     commit_range(&store, 0, 2);
     snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     drop(store);
-    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store).unwrap_err().to_string();
+    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap_err().to_string();
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
-    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other")).unwrap(), None);
-    for uri in ["s3://bucket/prefix", "not a uri"] {
-        let e = Location::parse(uri).unwrap_err();
+    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog()).unwrap(), None);
+    for uri in ["gs://bucket/prefix", "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"] {
+        let e = Location::parse(uri, &[]).unwrap_err();
         assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{uri}: {e}");
+        assert!(!e.to_string().contains("sup3r-secret"), "{e}");
     }
+    let option = |key: &str, value: &str| vec![(key.to_string(), value.to_string())];
+    let e = Location::parse("s3://bucket/prefix", &option("aws_secret_acces_key", "sup3r-secret")).unwrap_err();
+    assert!(e.to_string().contains("unknown S3 option 'aws_secret_acces_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    let e = Location::parse(&format!("file://{}", bench.objects.display()), &option("aws_region", "eu-west-1")).unwrap_err();
+    assert!(e.to_string().contains("does not apply to a file:// location"), "{e}");
+    Location::parse("s3://bucket/prefix", &option("aws_endpoint", "http://127.0.0.1:1")).unwrap();
     let other = txn_rocksdb::KeyValueStore::open(bench.store.with_file_name("other-store"), StoreOptions::default()).unwrap();
     let e = snapshot::take(&other, &bench.location, "a/../b").unwrap_err();
     assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{e}");
@@ -298,4 +319,232 @@ fn retention_keeps_the_objects_of_a_snapshot_being_written() {
     let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
     assert_eq!(restored.unwrap().seq, 2);
     assert!(dump == second);
+}
+
+#[test]
+fn a_snapshot_is_used_only_while_the_changelog_still_has_its_offset() {
+    let bench = Bench::new();
+    // two snapshots: offsets 50 and 100 (the last record applied)
+    let (first, second, _) = two_snapshots(&bench, Strategy::IndexedBatch);
+    assert_eq!(first.1, vec![(tp(), 50)]);
+    assert_eq!(second.1, vec![(tp(), 100)]);
+    let at = |start, end| Changelog { partition: tp(), start, end };
+
+    // the changelog as it is: its end just past the second's offset
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 101));
+    assert_eq!(restored.unwrap().seq, 2);
+    assert!(dump == second);
+    // Kafka seeks to offset + 1, which must exist: the log start at 51 still has record 51
+    let (restored, _) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(51, 200));
+    assert_eq!(restored.unwrap().seq, 2);
+
+    // the changelog recreated shorter (or the application reset): the second is ahead of it, the
+    // first still fits
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 60));
+    let restored = restored.unwrap();
+    assert_eq!(restored.seq, 1);
+    assert!(restored.skipped[0].1.contains("not one the changelog"), "{:?}", restored.skipped);
+    assert!(dump == first);
+
+    // truncated past both: none is used, the store restores from the changelog alone
+    let (restored, dump) = bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(102, 300));
+    assert!(restored.is_none());
+    assert!(dump.0.is_empty() && dump.1.is_empty());
+    // an empty topic of the same name
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 0)).0.is_none());
+
+    // another partition or topic: never
+    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: "app-other-changelog".into(), partition: 0 }, start: 0, end: 1000 };
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
+    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: tp().topic, partition: 1 }, start: 0, end: 1000 };
+    assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
+}
+
+#[test]
+fn a_prepared_snapshot_holds_its_commit_whatever_the_store_does_meanwhile() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let bench = Bench::new();
+        let store = open(Kind::KeyValue, &bench.store, strategy);
+        commit_range(&store, 0, 4);
+        let at_prepare = store.dump();
+        let prepared = snapshot::prepare(store.db()).unwrap();
+        // commits go on, then the store closes, before the upload runs
+        commit_range(&store, 4, 8);
+        let later = store.dump();
+        drop(store);
+        let taken = snapshot::upload(prepared, &bench.location, STORE_ID, &AtomicBool::new(false)).unwrap();
+        assert_eq!(taken.offsets, at_prepare.1, "{strategy:?}");
+        assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+        let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
+        assert_eq!(restored.unwrap().seq, 1);
+        assert!(dump == at_prepare, "{strategy:?}: the state at the checkpoint, not after");
+        assert!(dump != later);
+    }
+}
+
+#[test]
+fn a_cancelled_upload_writes_no_snapshot_and_the_next_one_completes() {
+    let bench = Bench::new();
+    let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
+    commit_range(&store, 0, 4);
+    let prepared = snapshot::prepare(store.db()).unwrap();
+    let e = snapshot::upload(prepared, &bench.location, STORE_ID, &AtomicBool::new(true)).unwrap_err();
+    assert!(matches!(e, txn_rocksdb::Error::Snapshot { .. }), "{e:?}");
+    assert!(e.to_string().contains("cancelled"), "{e}");
+    assert!(!bench.manifest_path(1).exists(), "no manifest: no snapshot");
+    assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+    let taken = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    assert_eq!(taken.seq, 1);
+    let state = store.dump();
+    drop(store);
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+    assert_eq!(restored.unwrap().seq, 1);
+    assert!(dump == state);
+}
+
+#[test]
+fn a_store_wiped_and_recreated_is_never_given_the_old_files_checksums() {
+    use txn_rocksdb::{KeyValueStore, Range};
+    let bench = Bench::new();
+    // the data in the WAL only, then reopened: RocksDB flushes what it recovers into one SST file
+    // at open, so both stores below have the same files, of the same sizes, with other bytes
+    let fill = |byte: u8| {
+        let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        for i in 0..2_000u32 {
+            store.put(format!("key-{i:05}").as_bytes(), Some(&[byte; 100])).unwrap();
+        }
+        store.commit(&[(tp(), Some(10))], None).unwrap();
+        drop(store);
+        KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap()
+    };
+    let first = fill(b'a');
+    snapshot::take(&first, &bench.location, STORE_ID).unwrap();
+    drop(first);
+    // wiped and recreated: RocksDB numbers its files from the start again, in a new identity
+    std::fs::remove_dir_all(&bench.store).unwrap();
+    let second = fill(b'b');
+    snapshot::take(&second, &bench.location, STORE_ID).unwrap();
+    let expected = second.range(Range::all()).unwrap().collect_all().unwrap();
+    drop(second);
+    let sst = |seq: u64| -> BTreeSet<(String, u64)> {
+        bench.manifest(seq).files.into_iter().filter(|f| f.name.ends_with(".sst")).map(|f| (f.name, f.size)).collect()
+    };
+    assert!(!sst(1).is_empty() && sst(1) == sst(2), "the same SST names and sizes in both: {:?} {:?}", sst(1), sst(2));
+    assert_ne!(bench.referenced(1), bench.referenced(2), "other bytes, other objects");
+
+    std::fs::remove_dir_all(&bench.store).unwrap();
+    let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap().unwrap();
+    assert_eq!(restored.seq, 2);
+    let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+    assert_eq!(store.range(Range::all()).unwrap().collect_all().unwrap(), expected);
+}
+
+#[test]
+fn a_later_snapshot_reuses_the_checksums_it_read_and_still_restores_exactly() {
+    let bench = Bench::new();
+    let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
+    for round in 0..3 {
+        commit_range(&store, round * 5, round * 5 + 5);
+        snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+    }
+    let state = store.dump();
+    // a file of the store changed under the same name and size would be sent with its old
+    // checksum; SST files never change, so the restored state is the store's
+    drop(store);
+    let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+    assert_eq!(restored.unwrap().seq, 3);
+    assert!(dump == state);
+}
+
+/// A zombie: two instances of one store (the task's old owner, still snapshotting after the task
+/// moved, and its new owner) send snapshots of the same store id at the same time, each also
+/// running retention. Each manifest is written once (a second writer of the same number fails
+/// instead), and whatever survives restores exactly one of the two committed images, never a mix.
+#[test]
+fn two_owners_snapshotting_one_store_at_once_never_make_a_mixed_image() {
+    let bench = Bench::new();
+    let zombie_dir = bench.store.with_file_name("zombie");
+    let owner_dir = bench.store.with_file_name("owner");
+    let zombie = open(Kind::KeyValue, &zombie_dir, Strategy::IndexedBatch);
+    commit_range(&zombie, 0, 6);
+    let owner = open(Kind::KeyValue, &owner_dir, Strategy::IndexedBatch);
+    commit_range(&owner, 0, 12);
+    let images = [zombie.dump(), owner.dump()];
+    assert!(images[0] != images[1]);
+
+    let run = |store: &Subject| {
+        let (mut taken, mut refused) = (0, 0);
+        for _ in 0..15 {
+            match snapshot::take(store.db(), &bench.location, STORE_ID) {
+                Ok(_) => taken += 1,
+                Err(e) => {
+                    assert!(e.to_string().contains("another snapshot of this store wrote this manifest"), "{e}");
+                    refused += 1;
+                }
+            }
+            snapshot::retain(&bench.location, STORE_ID, 2).unwrap();
+        }
+        (taken, refused)
+    };
+    let (taken, refused) = std::thread::scope(|scope| {
+        let a = scope.spawn(|| run(&zombie));
+        let b = scope.spawn(|| run(&owner));
+        let (a, b) = (a.join().unwrap(), b.join().unwrap());
+        (a.0 + b.0, a.1 + b.1)
+    });
+    assert!(taken > 0, "{taken} taken, {refused} refused");
+    drop(zombie);
+    drop(owner);
+
+    // every manifest still there restores one whole image (the newest usable first, then each
+    // older one with the newer removed)
+    let mut restored_any = false;
+    loop {
+        let (restored, dump) = bench.restore(Kind::KeyValue, Strategy::IndexedBatch);
+        let Some(restored) = restored else { break };
+        restored_any = true;
+        assert!(dump == images[0] || dump == images[1], "snapshot {} is a committed image of one owner", restored.seq);
+        std::fs::remove_file(bench.manifest_path(restored.seq)).unwrap();
+    }
+    assert!(restored_any, "the newest snapshot restores");
+}
+
+/// Restored records skip the WAL, and so do the offsets of the commits that follow them until a
+/// flush; a checkpoint that copies the WAL rather than flush holds neither or both, never an
+/// offset past records it lacks.
+#[test]
+fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
+    use txn_rocksdb::{KeyValueStore, Range};
+    for flush_between in [false, true] {
+        let bench = Bench::new();
+        let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        let records: Vec<(Vec<u8>, Vec<u8>)> =
+            (0..500u32).map(|i| (format!("key-{i:04}").into_bytes(), format!("value-{i}").into_bytes())).collect();
+        store.restore(records.iter().map(|(k, v)| (k.as_slice(), Some(v.as_slice())))).unwrap();
+        // Kafka commits the restored offset with nothing staged
+        store.commit(&[(tp(), Some(499))], None).unwrap();
+        if flush_between {
+            // a commit with data flushes the restored records first
+            store.put(b"zzz", Some(b"written")).unwrap();
+            store.commit(&[(tp(), Some(500))], None).unwrap();
+        }
+        let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
+        drop(store);
+        std::fs::remove_dir_all(&bench.store).unwrap();
+        let Some(_) = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap() else {
+            // an image without an offset is never used: the changelog restores everything
+            assert!(taken.offsets.is_empty() && !flush_between, "{:?}", taken.offsets);
+            continue;
+        };
+        let restored = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        let entries = restored.range(Range::all()).unwrap().collect_all().unwrap();
+        let offsets = restored.committed_offsets().unwrap();
+        assert_eq!(offsets, taken.offsets, "the manifest says what the image holds");
+        let offset = offsets.first().map(|(_, o)| *o).expect("a used snapshot holds an offset");
+        assert!(offset >= 499, "{offset}");
+        assert!(entries.len() >= 500, "offset {offset} with {} of the 500 restored records", entries.len());
+        if flush_between {
+            assert_eq!(offsets, vec![(tp(), 500)], "a commit with data is in the image");
+        }
+    }
 }

@@ -65,7 +65,9 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
             return Ok(T::default()); // a Java exception is already on its way
         }
         match err {
-            NativeError::Core(e @ CoreError::Storage { .. }) => throw(env, STORAGE_EXCEPTION, e.to_string())?,
+            NativeError::Core(e @ (CoreError::Storage { .. } | CoreError::Snapshot { .. })) => {
+                throw(env, STORAGE_EXCEPTION, e.to_string())?
+            }
             NativeError::Core(e @ CoreError::CorruptedWal { .. }) => throw(
                 env,
                 STORAGE_EXCEPTION,

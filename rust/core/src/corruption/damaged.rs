@@ -34,7 +34,7 @@ pub(crate) fn wipe(path: &Path) -> Result<String> {
             std::fs::remove_file(entry.path()).map_err(err)?;
         }
     }
-    std::fs::File::open(path).and_then(|directory| directory.sync_all()).map_err(err)?;
+    crate::durable::sync_dir(path).map_err(err)?;
     names.sort();
     Ok(names.join(", "))
 }
@@ -50,8 +50,8 @@ pub(crate) const DAMAGED_FILE: &str = "DAMAGED";
 pub(crate) fn mark_damaged(path: &Path, message: &str) {
     let file = path.join(DAMAGED_FILE);
     let written = std::fs::write(&file, message.as_bytes())
-        .and_then(|()| std::fs::File::open(&file)?.sync_all())
-        .and_then(|()| std::fs::File::open(path)?.sync_all());
+        .and_then(|()| crate::durable::sync_file(&file))
+        .and_then(|()| crate::durable::sync_dir(path));
     match written {
         Ok(()) => log::error!(
             "store {}: RocksDB found damaged data ({message}); the store is marked damaged ({}) and is handled as \

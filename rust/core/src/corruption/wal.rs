@@ -141,7 +141,7 @@ pub(super) fn set_aside_damaged_wal(opening: &Opening<'_>, damage: WalDamage, po
         }
     }
     write_synced(damaged, kept).map_err(io)?;
-    std::fs::File::open(path).and_then(|dir| dir.sync_all()).map_err(io)?;
+    crate::durable::sync_dir(path).map_err(io)?;
     log::warn!(
         "store {}: {}. The store opens at the last commit before the damage, changelog offsets {offsets}; every \
          commit after it is lost from this store and is restored from the changelog. The damaged WAL files were \

@@ -7,7 +7,7 @@
 //! RocksDB could survive a power loss without its content, or outlive a damaged WAL's commits.
 
 use crate::error::{Error, Result};
-use std::fs::{self, File};
+use std::fs;
 use std::path::{Path, PathBuf};
 use txn_rocksdb_format::commit_record::CommitRecord;
 
@@ -36,7 +36,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<CommitRecord>> {
 pub(crate) fn remove(dir: &Path) -> Result<()> {
     let err = |e: std::io::Error| Error::storage(dir, format!("deleting the commit file: {e}"));
     match fs::remove_file(path(dir)) {
-        Ok(()) => File::open(dir).and_then(|directory| directory.sync_all()).map_err(err),
+        Ok(()) => crate::durable::sync_dir(dir).map_err(err),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(err(e)),
     }

@@ -1,15 +1,23 @@
-//! A snapshot location: an object store (the `object_store` crate's trait; `file://` in this build)
-//! and the prefix under it, with the few blocking calls snapshots make. `object_store` is async:
-//! each location runs its calls on a current-thread runtime of its own (no process-wide state).
+//! A snapshot location: an object store (the `object_store` crate's trait: `file://` and `s3://`
+//! in this build) and the prefix under it, with the few blocking calls snapshots make.
+//! `object_store` is async: each location runs its calls on a current-thread runtime of its own.
 
 use crate::error::{Error, Result};
 use bytes::Bytes;
 use futures_util::TryStreamExt;
 use object_store::path::Path as ObjectPath;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::{ClientOptions, RetryConfig};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// How long an S3 request is retried before it fails (object_store's default is 3 minutes).
+const RETRY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+/// How long connecting to an S3 endpoint may take.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Files are read and sent in parts of this size (one part of a multipart upload each).
 const PART_BYTES: usize = 8 << 20;
@@ -21,6 +29,9 @@ pub struct Location {
     store: Arc<dyn ObjectStore>,
     root: ObjectPath,
     runtime: tokio::runtime::Runtime,
+    /// The checksums of SST files earlier snapshots through this location read, so that a file
+    /// is read for its checksum once, not at every snapshot (see [`super::take::upload`]).
+    pub(crate) checksums: super::take::ChecksumCache,
 }
 
 impl std::fmt::Debug for Location {
@@ -30,23 +41,61 @@ impl std::fmt::Debug for Location {
 }
 
 impl Location {
-    /// The location a URI names: `file:///absolute/path` (S3, GCS and Azure come with the next
-    /// increment, behind a cargo feature). A malformed or unsupported URI is
-    /// [`Error::InvalidArgument`].
-    pub fn parse(uri: &str) -> Result<Location> {
+    /// The location a URI names: `file:///absolute/path`, or `s3://bucket/prefix` with the
+    /// credentials, region and endpoint of the standard AWS environment (`AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, web identity
+    /// tokens, ECS and EC2 instance credentials), then `options` on top: `object_store`'s S3 keys
+    /// (`aws_endpoint`, `aws_region`, `aws_allow_http`, `aws_access_key_id`, ...). A malformed URI,
+    /// one with credentials in it, an unknown scheme or option is [`Error::InvalidArgument`]; no
+    /// message ever carries an option's value.
+    pub fn parse(uri: &str, options: &[(String, String)]) -> Result<Location> {
         let invalid = |why: String| Error::InvalidArgument(format!("snapshot location '{uri}': {why}"));
         let url = url::Url::parse(uri).map_err(|e| invalid(format!("not a URI ({e})")))?;
-        if url.scheme() != "file" {
-            return Err(invalid(format!(
-                "scheme '{}' is not supported by this build (only file:// locations; object stores come later)",
-                url.scheme()
-            )));
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(Error::InvalidArgument(
+                "a snapshot location URI must not carry credentials: set them in the environment or as options".into(),
+            ));
         }
-        let (store, root) = object_store::parse_url(&url).map_err(|e| invalid(e.to_string()))?;
+        let (store, root): (Box<dyn ObjectStore>, ObjectPath) = match url.scheme() {
+            "file" => {
+                if let Some((key, _)) = options.first() {
+                    return Err(invalid(format!("option '{key}' does not apply to a file:// location")));
+                }
+                object_store::parse_url(&url).map_err(|e| invalid(e.to_string()))?
+            }
+            "s3" => {
+                // reqwest's rustls without a built-in provider: ring, installed once for the process
+                // (a provider already installed, by this or anything else, is kept).
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                // A store waits for a restore when it opens: an object store that is down must fail
+                // it in seconds, not after object_store's default 3 minutes of retries.
+                let mut builder = AmazonS3Builder::from_env()
+                    .with_url(uri)
+                    .with_retry(RetryConfig { max_retries: 3, retry_timeout: RETRY_TIMEOUT, ..RetryConfig::default() })
+                    .with_client_options(ClientOptions::new().with_connect_timeout(CONNECT_TIMEOUT));
+                for (key, value) in options {
+                    let config: AmazonS3ConfigKey = key.parse().map_err(|_| invalid(format!("unknown S3 option '{key}'")))?;
+                    builder = builder.with_config(config, value);
+                }
+                let store = builder.build().map_err(|e| invalid(e.to_string()))?;
+                let prefix = ObjectPath::parse(url.path()).map_err(|e| invalid(e.to_string()))?;
+                (Box::new(store), prefix)
+            }
+            other => {
+                return Err(invalid(format!("scheme '{other}' is not supported by this build (file:// and s3://)")));
+            }
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .map_err(|e| invalid(format!("starting its I/O runtime failed: {e}")))?;
-        Ok(Location { uri: uri.trim_end_matches('/').to_string(), store: Arc::from(store), root, runtime })
+        Ok(Location {
+            uri: uri.trim_end_matches('/').to_string(),
+            store: Arc::from(store),
+            root,
+            runtime,
+            checksums: Default::default(),
+        })
     }
 
     /// The URI the location was parsed from.
@@ -65,7 +114,7 @@ impl Location {
 
     /// An error of the object store about `path`.
     pub(crate) fn err(&self, path: &ObjectPath, e: impl std::fmt::Display) -> Error {
-        Error::Storage { path: format!("{} (snapshot location)", self.uri), message: format!("object {path}: {e}") }
+        Error::Snapshot { location: self.uri.clone(), message: format!("object {path}: {e}") }
     }
 
     /// Every object under `prefix` (none where it does not exist).
@@ -89,9 +138,46 @@ impl Location {
         })
     }
 
+    /// Downloads the objects at `objects` into new local files (each `(object, file)`), up to
+    /// `concurrency` at a time, each streamed to disk (never held in memory whole) and synced.
+    /// Returns, in order, each file's size and crc32c, or `None` where the object does not exist.
+    pub(crate) fn get_files(
+        &self,
+        objects: &[(ObjectPath, std::path::PathBuf)],
+        concurrency: usize,
+    ) -> Vec<Result<Option<(u64, u32)>>> {
+        use futures_util::StreamExt;
+        self.runtime.block_on(async {
+            futures_util::stream::iter(objects.iter().map(|(object, file)| self.get_file(object, file)))
+                .buffered(concurrency.max(1))
+                .collect()
+                .await
+        })
+    }
+
+    async fn get_file(&self, object: &ObjectPath, file: &Path) -> Result<Option<(u64, u32)>> {
+        use std::io::Write;
+        let result = match self.store.get(object).await {
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(self.err(object, e)),
+            Ok(result) => result,
+        };
+        let local = |e: std::io::Error| self.err(object, format!("writing {}: {e}", file.display()));
+        let mut out = std::fs::File::create(file).map_err(local)?;
+        let mut stream = result.into_stream();
+        let (mut size, mut crc) = (0u64, 0u32);
+        while let Some(chunk) = stream.try_next().await.map_err(|e| self.err(object, e))? {
+            crc = txn_rocksdb_format::wal::crc32c_extend(crc, &chunk);
+            size += chunk.len() as u64;
+            out.write_all(&chunk).map_err(local)?;
+        }
+        out.sync_all().map_err(local)?;
+        Ok(Some((size, crc)))
+    }
+
     /// Sends the local file `file` to `path` (in parts; the object appears whole or not at all).
-    /// Returns the bytes sent.
-    pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path) -> Result<u64> {
+    /// Returns the bytes sent. `cancel` set stops it between two parts (the upload aborted).
+    pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, cancel: &AtomicBool) -> Result<u64> {
         let mut input = std::fs::File::open(file).map_err(|e| self.err(path, format!("reading {}: {e}", file.display())))?;
         self.runtime.block_on(async {
             let upload = self.store.put_multipart(path).await.map_err(|e| self.err(path, e))?;
@@ -99,6 +185,10 @@ impl Location {
             let mut buffer = vec![0u8; PART_BYTES];
             let mut sent = 0u64;
             loop {
+                if cancel.load(Ordering::Acquire) {
+                    let _ = writer.abort().await;
+                    return Err(super::take::cancelled(self));
+                }
                 let read = match input.read(&mut buffer) {
                     Ok(0) => break,
                     Ok(read) => read,

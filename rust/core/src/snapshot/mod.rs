@@ -10,11 +10,12 @@
 //!   crate's `snapshot_manifest.rs`), written LAST and only if no manifest of that seq exists, so
 //!   a snapshot exists exactly when its manifest does.
 //!
-//! [`take`]: a RocksDB checkpoint of the store taken between two commits
-//! (`KeyValueStore::checkpoint`, the only moment that holds commits back), its offsets, position
-//! and value format read from the checkpoint itself (exact: they commit atomically with the data),
-//! its files sent, the manifest written, the checkpoint deleted. [`restore_newest`]: the newest
-//! snapshot whose every object exists and matches its size and checksum, downloaded into a
+//! [`take`] = [`prepare`] (on the committing thread: a RocksDB checkpoint of the store taken
+//! between two commits, `KeyValueStore::checkpoint`, the only moment that holds commits back) then
+//! [`upload`] (on any thread: its offsets, position and value format read from the checkpoint
+//! itself, exact since they commit atomically with the data; its files sent, the manifest written,
+//! the checkpoint deleted; cancellable). [`restore_newest`]: the newest
+//! snapshot that belongs to the changelog as it is now and whose every object exists and matches its size and checksum, downloaded into a
 //! directory beside the store's and renamed into place; older snapshots where one is damaged or
 //! incomplete; `None` where none is usable (the caller restores from the changelog).
 //! [`retain`]: the newest N manifests kept, and the objects none of them references deleted once
@@ -26,9 +27,9 @@ mod retention;
 mod take;
 
 pub use location::Location;
-pub use restore::{restore_newest, Restored};
+pub use restore::{restore_newest, Changelog, Restored};
 pub use retention::{retain, Retained};
-pub use take::{take, Taken};
+pub use take::{prepare, take, upload, Prepared, Taken};
 pub use txn_rocksdb_format::snapshot_manifest::{Manifest, SnapshotFile};
 
 use crate::error::Error;

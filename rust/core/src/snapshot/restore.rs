@@ -4,10 +4,48 @@ use super::location::Location;
 use super::{local_err, manifest_seq, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use txn_rocksdb_format::snapshot_manifest::Manifest;
-use txn_rocksdb_format::wal::crc32c;
+
+/// A store's changelog partition as it is now, which a snapshot must belong to: Kafka seeks to
+/// the snapshot's offset + 1 (its offsets are those of the last record applied), so that offset
+/// must be one the partition still has. A snapshot of a changelog that was deleted and recreated,
+/// or truncated, or of an application that was reset, fails this (the topic's id in the store id
+/// catches a recreated topic that grew past the snapshot).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changelog {
+    /// The store's changelog partition.
+    pub partition: TopicPartition,
+    /// The partition's log start offset (its first record's).
+    pub start: i64,
+    /// The partition's log end offset (the offset its next record will get).
+    pub end: i64,
+}
+
+impl Changelog {
+    /// Why `manifest` does not belong to this changelog, if it does not.
+    pub fn refuses(&self, manifest: &Manifest) -> Option<String> {
+        let partition = &self.partition;
+        if let Some((other, _)) = manifest.offsets.iter().find(|(tp, _)| tp != partition) {
+            return Some(format!(
+                "it holds offsets of {}-{}, not only of this store's changelog {}-{}",
+                other.topic, other.partition, partition.topic, partition.partition
+            ));
+        }
+        let Some(&(_, offset)) = manifest.offsets.iter().find(|(tp, _)| tp == partition) else {
+            return Some(format!("it holds no offset of the changelog {}-{}", partition.topic, partition.partition));
+        };
+        let next = offset.checked_add(1).filter(|_| offset >= 0);
+        match next {
+            Some(next) if next >= self.start && next <= self.end => None,
+            _ => Some(format!(
+                "its changelog offset {offset} is not one the changelog {}-{} has now (offsets {} to {}): \
+                 the topic was truncated, deleted and recreated, or the application reset",
+                partition.topic, partition.partition, self.start, self.end
+            )),
+        }
+    }
+}
 
 /// The snapshot [`restore_newest`] put in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,19 +56,21 @@ pub struct Restored {
     pub offsets: Vec<(TopicPartition, i64)>,
     /// Its manifest.
     pub manifest: Manifest,
-    /// Newer snapshots passed over (damaged, incomplete or of another store), newest first, each
-    /// with the reason.
+    /// Newer snapshots passed over (damaged, incomplete, of another store or of another state of
+    /// the changelog), newest first, each with the reason.
     pub skipped: Vec<(u64, String)>,
+    /// Bytes downloaded (the snapshot's files).
+    pub bytes: u64,
 }
 
 /// Puts the newest usable snapshot of `store_id` at `location` into `dir`, which must be missing or
-/// empty (a store without local state). A snapshot is usable when its manifest decodes and names
-/// this store, and every object it names exists with the size and crc32c the manifest gives; a
+/// empty (a store without local state). A snapshot is usable when its manifest decodes, names
+/// this store and belongs to `changelog` as it is now ([`Changelog::refuses`]), and every object it names exists with the size and crc32c the manifest gives; a
 /// snapshot without a manifest (one being written, or interrupted) does not exist. The files are
 /// downloaded into a directory beside `dir`, synced, and renamed into place, so `dir` holds a
 /// whole snapshot or nothing. A snapshot found unusable is logged at WARN and an older one tried.
 /// `Ok(None)`: no usable snapshot (the caller restores from the changelog).
-pub fn restore_newest(location: &Location, store_id: &str, dir: &Path) -> Result<Option<Restored>> {
+pub fn restore_newest(location: &Location, store_id: &str, dir: &Path, changelog: &Changelog) -> Result<Option<Restored>> {
     check_empty(dir)?;
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let mut seqs: Vec<(u64, object_store::path::Path)> = location
@@ -50,6 +90,9 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path) -> Result
             if manifest.store_id != store_id || manifest.seq != seq {
                 return Err(format!("its manifest is snapshot {} of store '{}'", manifest.seq, manifest.store_id));
             }
+            if let Some(why) = changelog.refuses(&manifest) {
+                return Err(why);
+            }
             fetch(location, store_id, &manifest, &staging)?;
             Ok(manifest)
         });
@@ -64,7 +107,8 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path) -> Result
                     manifest.files.len(),
                     manifest.offsets
                 );
-                return Ok(Some(Restored { seq, offsets: manifest.offsets.clone(), manifest, skipped }));
+                let bytes = manifest.files.iter().map(|file| file.size).sum();
+                return Ok(Some(Restored { seq, offsets: manifest.offsets.clone(), manifest, skipped, bytes }));
             }
             Err(why) => {
                 log::warn!(
@@ -88,27 +132,30 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path) -> Result
     Ok(None)
 }
 
-/// Downloads every file of `manifest` into `staging`, each checked against its size and checksum.
-/// Any failure (a missing or damaged object, the object store or the local disk failing) makes the
-/// snapshot unusable, so a location that is down falls back to the changelog.
+/// Files of a snapshot downloaded at once.
+const DOWNLOADS_AT_ONCE: usize = 4;
+
+/// Downloads every file of `manifest` into `staging` ([`DOWNLOADS_AT_ONCE`] at a time, each
+/// streamed to disk), each checked against its size and checksum. Any failure (a missing or
+/// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
+/// location that is down falls back to the changelog.
 fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path) -> std::result::Result<(), String> {
     let failed = |e: Error| e.to_string();
     std::fs::create_dir_all(staging).map_err(|e| format!("creating {}: {e}", staging.display()))?;
+    let mut objects = Vec::with_capacity(manifest.files.len());
     for file in &manifest.files {
         let object = location.path(store_id, &format!("{FILES}/{}", file.object)).map_err(failed)?;
-        let bytes = location.get(&object).map_err(failed)?.ok_or_else(|| format!("object {object} is missing"))?;
-        if bytes.len() as u64 != file.size {
-            return Err(format!("object {object} has {} bytes, the manifest says {}", bytes.len(), file.size));
+        objects.push((object, staging.join(&file.name)));
+    }
+    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE);
+    for ((file, (object, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {
+        let (size, crc) = result.map_err(failed)?.ok_or_else(|| format!("object {object} is missing"))?;
+        if size != file.size {
+            return Err(format!("object {object} has {size} bytes, the manifest says {}", file.size));
         }
-        if crc32c(&bytes) != file.crc32c {
+        if crc != file.crc32c {
             return Err(format!("object {object} does not match its checksum"));
         }
-        let path = staging.join(&file.name);
-        let written = std::fs::File::create(&path).and_then(|mut out| {
-            out.write_all(&bytes)?;
-            out.sync_all()
-        });
-        written.map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     sync_dir(staging).map_err(failed)
 }
@@ -150,5 +197,5 @@ fn remove_dir(dir: &Path) -> Result<()> {
 }
 
 fn sync_dir(dir: &Path) -> Result<()> {
-    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| local_err(dir, "syncing a directory", e))
+    crate::durable::sync_dir(dir).map_err(|e| local_err(dir, "syncing a directory", e))
 }

@@ -12,6 +12,7 @@ use crate::store::KeyValueStore;
 use rust_rocksdb::DBRecoveryMode;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
 use txn_rocksdb_format::open_options::Strategy as StrategyCode;
@@ -37,12 +38,71 @@ pub struct Taken {
     pub bytes_uploaded: u64,
 }
 
-/// Takes a snapshot of `store` at `location` under `store_id`. Commits wait only while the
-/// checkpoint is taken (a flush of the memtables and hard links); sending the files and writing the
-/// manifest run after it. Take one snapshot of a store at a time. A store whose last commit failed
-/// half-way (a secondary-store copy not yet rolled forward) or whose values are being upgraded
-/// refuses ([`Error::InvalidArgument`]): roll it back first.
+/// A checkpoint of a store taken between two commits by [`prepare`], waiting for [`upload`] to
+/// send it. It needs nothing of the store any more (the checkpoint's files are hard links, its
+/// offsets and position are read from the checkpoint itself), so the store may commit, and even
+/// close, while it is sent. Dropping it deletes the checkpoint.
+#[derive(Debug)]
+pub struct Prepared {
+    checkpoint: Checkpoint,
+    store_dir: PathBuf,
+    options: crate::StoreOptions,
+    /// The store's RocksDB identity (its `IDENTITY` file: a new one for every new database, a
+    /// wiped and recreated store included), which keys the checksum cache; None: nothing cached.
+    identity: Option<String>,
+}
+
+/// Checksums of SST files already read, by (RocksDB identity, file name, size). RocksDB never
+/// reuses an SST file's number within a database and never changes an SST file, so within one
+/// identity the name and size name the bytes; a store wiped and recreated (numbers start again)
+/// has a new identity. Only the files of the last snapshot of each identity are kept.
+#[derive(Debug, Default)]
+pub(crate) struct ChecksumCache(std::sync::Mutex<HashMap<String, FileChecksums>>);
+
+/// The crc32c of each file, by name and size.
+type FileChecksums = HashMap<(String, u64), u32>;
+
+impl ChecksumCache {
+    fn get(&self, identity: &str, name: &str, size: u64) -> Option<u32> {
+        let cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache.get(identity)?.get(&(name.to_string(), size)).copied()
+    }
+
+    fn replace(&self, identity: &str, files: FileChecksums) {
+        let mut cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache.insert(identity.to_string(), files);
+    }
+}
+
+/// Takes a snapshot of `store` at `location` under `store_id`: [`prepare`] then [`upload`].
 pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Result<Taken> {
+    upload(prepare(store)?, location, store_id, &AtomicBool::new(false))
+}
+
+/// The part of a snapshot that runs on the committing thread: a RocksDB checkpoint of `store`
+/// (a flush of the memtables and hard links; commits wait only while it is taken). Take one
+/// snapshot of a store at a time: this deletes the checkpoints a process that died left in the
+/// store's directory, which would include one a concurrent snapshot is still sending.
+pub fn prepare(store: &KeyValueStore) -> Result<Prepared> {
+    remove_leftover_checkpoints(store.path())?;
+    let stamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let checkpoint = Checkpoint(store.path().join(format!("{CHECKPOINT_PREFIX}{stamp}")));
+    store.checkpoint(&checkpoint.0)?;
+    let identity = std::fs::read_to_string(store.path().join("IDENTITY")).ok().map(|id| id.trim().to_string());
+    let identity = identity.filter(|id| !id.is_empty());
+    Ok(Prepared { checkpoint, store_dir: store.path().to_path_buf(), options: store.options().clone(), identity })
+}
+
+/// The part of a snapshot that may run on any thread, off the committing one: the checkpoint's
+/// offsets, position and value format read from it, its files sent (those an earlier snapshot
+/// sent are referenced), the manifest written last, the checkpoint deleted. Setting `cancel`
+/// (the store is closing) stops it between two parts of a file, before any manifest is written:
+/// the files sent stay for the next snapshot, no snapshot exists. A checkpoint holding a
+/// secondary-store commit that failed half-way, or values being upgraded, is refused
+/// ([`Error::InvalidArgument`]).
+pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &AtomicBool) -> Result<Taken> {
+    let Prepared { checkpoint, store_dir, options, identity } = prepared;
+    let image = read_image(&store_dir, &options, &checkpoint.0)?;
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let seq = location
         .list(&snapshots)?
@@ -51,10 +111,6 @@ pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Resul
         .max()
         .unwrap_or(0)
         + 1;
-    remove_leftover_checkpoints(store.path())?;
-    let checkpoint = Checkpoint(store.path().join(format!("{CHECKPOINT_PREFIX}{seq}")));
-    store.checkpoint(&checkpoint.0)?;
-    let image = read_image(store, &checkpoint.0)?;
 
     let existing: HashMap<String, u64> = location
         .list(&location.path(store_id, FILES)?)?
@@ -62,12 +118,28 @@ pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Resul
         .filter_map(|object| Some((object.location.filename()?.to_string(), object.size)))
         .collect();
     let (mut files, mut files_uploaded, mut bytes_uploaded) = (Vec::new(), 0, 0);
+    let mut checksums = HashMap::new();
     for name in file_names(&checkpoint.0)? {
         let path = checkpoint.0.join(&name);
-        let (size, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
+        let immutable = name.ends_with(".sst") || name.ends_with(".blob");
+        let size = std::fs::metadata(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?.len();
+        let cached = identity.as_deref().filter(|_| immutable).and_then(|id| location.checksums.get(id, &name, size));
+        let crc32c = match cached {
+            Some(crc32c) => crc32c,
+            None => {
+                let (read, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
+                if read != size {
+                    return Err(local_err(&path, "reading a checkpoint file", format!("{read} bytes read, {size} expected")));
+                }
+                crc32c
+            }
+        };
+        if immutable {
+            checksums.insert((name.clone(), size), crc32c);
+        }
         let object = object_name(&name, size, crc32c);
         if existing.get(&object) != Some(&size) {
-            let sent = location.put_file(&location.path(store_id, &format!("{FILES}/{object}"))?, &path)?;
+            let sent = location.put_file(&location.path(store_id, &format!("{FILES}/{object}"))?, &path, cancel)?;
             if sent != size {
                 return Err(local_err(&path, "sending a checkpoint file", format!("{sent} bytes read, {size} expected")));
             }
@@ -77,8 +149,10 @@ pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Resul
         files.push(SnapshotFile { name, object, size, crc32c });
     }
     fault::point("snapshot:before-manifest")?;
+    if cancel.load(Ordering::Acquire) {
+        return Err(cancelled(location));
+    }
 
-    let options = store.options();
     let manifest = Manifest {
         seq,
         created_ms: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64),
@@ -93,6 +167,9 @@ pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Resul
         position: image.position,
         files,
     };
+    if let Some(identity) = &identity {
+        location.checksums.replace(identity, checksums);
+    }
     let file_count = manifest.files.len();
     let manifest_path = location.path(store_id, &format!("{SNAPSHOTS}/{}", manifest_name(seq)))?;
     if !location.put_new(&manifest_path, manifest.encode())? {
@@ -103,13 +180,19 @@ pub fn take(store: &KeyValueStore, location: &Location, store_id: &str) -> Resul
     }
     log::info!(
         "store {}: snapshot {seq} written to {}/{store_id} ({file_count} files, {files_uploaded} sent, {bytes_uploaded} bytes)",
-        store.path().display(),
+        store_dir.display(),
         location.uri()
     );
     Ok(Taken { seq, offsets: image.offsets, files: file_count, files_uploaded, bytes_uploaded })
 }
 
+/// The error of an upload stopped by its `cancel` flag.
+pub(crate) fn cancelled(location: &Location) -> Error {
+    Error::Snapshot { location: location.uri().to_string(), message: "snapshot cancelled: the store is closing".into() }
+}
+
 /// A checkpoint directory, deleted when dropped (after the upload, or when it failed).
+#[derive(Debug)]
 struct Checkpoint(PathBuf);
 
 impl Drop for Checkpoint {
@@ -157,8 +240,8 @@ struct Image {
 
 /// Reads the offsets, position and value format from the checkpoint in `dir` (opened read-only):
 /// they are those of the data beside them, as every commit writes them in the same atomic write.
-fn read_image(store: &KeyValueStore, dir: &Path) -> Result<Image> {
-    let opening = Opening { path: dir, statistics: false, tuning: &store.options().tuning };
+fn read_image(store_dir: &Path, options: &crate::StoreOptions, dir: &Path) -> Result<Image> {
+    let opening = Opening { path: dir, statistics: false, tuning: &options.tuning };
     let rocks = opening
         .open_read_only(DBRecoveryMode::TolerateCorruptedTailRecords)
         .map_err(|e| local_err(dir, "opening the checkpoint", e))?;
@@ -168,7 +251,7 @@ fn read_image(store: &KeyValueStore, dir: &Path) -> Result<Image> {
         if rocks.get_pinned_cf(family, key).map_err(read)?.is_some() {
             return Err(Error::InvalidArgument(format!(
                 "store {}: no snapshot while {what}; roll it back or reopen it first",
-                store.path().display()
+                store_dir.display()
             )));
         }
     }

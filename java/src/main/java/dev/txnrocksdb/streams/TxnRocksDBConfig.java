@@ -161,6 +161,61 @@ public final class TxnRocksDBConfig {
     /** {@value}: the prefix of the per-store form of {@link #ROCKSDB_OPTIONS_CONFIG}, followed by the store name. */
     public static final String ROCKSDB_OPTIONS_STORE_PREFIX = "txn.rocksdb.options.";
 
+    /**
+     * {@value}: string, a URI, default empty (snapshots off). Where stores keep snapshots of their
+     * state, so that a store opening without local state (a task moved to a new host, a scaled-out
+     * instance, a wiped state directory) restores the newest snapshot and only the changelog's tail
+     * after it, instead of the whole changelog. {@code s3://bucket/prefix} (Amazon S3 or any
+     * S3-compatible store; credentials, region and endpoint from the standard AWS environment:
+     * {@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_REGION},
+     * {@code AWS_ENDPOINT_URL}, web identity tokens, ECS and EC2 instance credentials; and
+     * {@value #SNAPSHOT_OPTION_PREFIX}{@code <key>} on top), or {@code file:///absolute/path} (a
+     * directory every instance of the application reaches: a shared or network file system). Only stores with a changelog take snapshots; a snapshot is used only if its
+     * changelog offset is one the changelog still has, and of the same topic (its id), so a reset
+     * application or a recreated changelog never restores one. A store's snapshots live under
+     * {@code <location>/<application.id>/<store name>/<partition>-<changelog topic id>/}.
+     * {@value #SNAPSHOT_LOCATION_STORE_PREFIX}{@code <store name>} sets it for one store (empty: no
+     * snapshots for it). Failures never stop processing: a snapshot that fails is logged and taken
+     * again later; a restore that fails falls back to an older snapshot, then to the changelog.
+     */
+    public static final String SNAPSHOT_LOCATION_CONFIG = "txn.rocksdb.snapshot.location";
+
+    /**
+     * {@value}: the prefix of the options of an {@code s3://} {@link #SNAPSHOT_LOCATION_CONFIG},
+     * followed by the option's key as the {@code object_store} crate names it: {@code aws_endpoint}
+     * (an S3-compatible store's URL), {@code aws_region}, {@code aws_allow_http} ({@code true} for
+     * an {@code http://} endpoint), {@code aws_access_key_id}, {@code aws_secret_access_key},
+     * {@code aws_session_token}, {@code aws_virtual_hosted_style_request}, ... They apply on top of
+     * the environment. Values are never logged; an unknown key turns snapshots off with a WARN
+     * naming it.
+     */
+    public static final String SNAPSHOT_OPTION_PREFIX = "txn.rocksdb.snapshot.option.";
+
+    /** {@value}: the prefix of the per-store form of {@link #SNAPSHOT_LOCATION_CONFIG}, followed by the store name. */
+    public static final String SNAPSHOT_LOCATION_STORE_PREFIX = "txn.rocksdb.snapshot.location.";
+
+    /**
+     * {@value}: long, milliseconds, at least 0, default {@link #SNAPSHOT_INTERVAL_MS_DEFAULT} (5
+     * minutes). A store with a {@link #SNAPSHOT_LOCATION_CONFIG} takes a snapshot at the first commit
+     * this long after its last one (0: at every commit). Taking one holds the commit back only for a
+     * RocksDB checkpoint (a memtable flush and hard links); the files are sent in the background, and
+     * only those no earlier snapshot sent. A snapshot still being sent delays the next.
+     */
+    public static final String SNAPSHOT_INTERVAL_MS_CONFIG = "txn.rocksdb.snapshot.interval.ms";
+
+    /** Default of {@link #SNAPSHOT_INTERVAL_MS_CONFIG}: 5 minutes. */
+    public static final long SNAPSHOT_INTERVAL_MS_DEFAULT = 300_000L;
+
+    /**
+     * {@value}: int, at least 1, default {@link #SNAPSHOT_RETAINED_DEFAULT}. How many snapshots of
+     * each store are kept; after each new one, older snapshots and the files no kept one references
+     * are deleted (never files a snapshot being written has sent).
+     */
+    public static final String SNAPSHOT_RETAINED_CONFIG = "txn.rocksdb.snapshot.retained";
+
+    /** Default of {@link #SNAPSHOT_RETAINED_CONFIG}. */
+    public static final int SNAPSHOT_RETAINED_DEFAULT = 3;
+
     /** {@value}: the prefix of every txn-rocksdb entry. */
     public static final String PREFIX = "txn.rocksdb.";
 
@@ -196,6 +251,15 @@ public final class TxnRocksDBConfig {
                 + " changelog (a damaged write-ahead log opens at the last consistent commit, other damage deletes the"
                 + " files; the changelog restores the rest) and refuses one without; recover also opens a store without"
                 + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
+        .define(SNAPSHOT_LOCATION_CONFIG, Type.STRING, "", new SnapshotLocationValidator(), Importance.MEDIUM,
+            "where stores keep snapshots of their state (a URI: s3://bucket/prefix, with txn.rocksdb.snapshot.option.{key}"
+                + " on top of the AWS environment, or file:///absolute/path on a file system every instance reaches; empty:"
+                + " off), so that a store opening without local state restores the newest snapshot and"
+                + " the changelog's tail after it; txn.rocksdb.snapshot.location.{store name} sets it for one store")
+        .define(SNAPSHOT_INTERVAL_MS_CONFIG, Type.LONG, SNAPSHOT_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(0),
+            Importance.LOW, "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
+        .define(SNAPSHOT_RETAINED_CONFIG, Type.INT, SNAPSHOT_RETAINED_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.LOW, "snapshots kept per store; older ones and the files only they reference are deleted")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");
@@ -233,6 +297,45 @@ public final class TxnRocksDBConfig {
         @Override
         public String toString() {
             return "RocksDB options (key=value;...)";
+        }
+    }
+
+    /** Accepts an empty value (off), an absolute {@code file:} URI or an {@code s3://bucket[/prefix]} URI. */
+    static final class SnapshotLocationValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String uri = value == null ? "" : value.toString().trim();
+            if (uri.isEmpty()) {
+                return;
+            }
+            java.net.URI parsed;
+            try {
+                parsed = new java.net.URI(uri);
+            } catch (java.net.URISyntaxException e) {
+                throw new ConfigException(name, value, "Expected a URI such as file:///shared/snapshots: " + e.getMessage());
+            }
+            if (parsed.getRawUserInfo() != null) {
+                throw new ConfigException(name, "(not shown: it carries credentials)", "A snapshot location must not carry"
+                    + " credentials: set them in the environment or as " + SNAPSHOT_OPTION_PREFIX + "<key>");
+            }
+            if ("s3".equalsIgnoreCase(parsed.getScheme())) {
+                if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
+                    throw new ConfigException(name, value, "Expected s3://bucket/prefix: the bucket is missing");
+                }
+                return;
+            }
+            if (!"file".equalsIgnoreCase(parsed.getScheme())) {
+                throw new ConfigException(name, value, "Expected an s3://bucket/prefix or file:///absolute/path URI: scheme '"
+                    + parsed.getScheme() + "' is not supported by this build");
+            }
+            if (parsed.getPath() == null || !parsed.getPath().startsWith("/")) {
+                throw new ConfigException(name, value, "Expected a file:///absolute/path URI (an absolute path)");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "empty, s3://bucket/prefix or file:///absolute/path";
         }
     }
 

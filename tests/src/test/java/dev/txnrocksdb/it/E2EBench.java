@@ -63,6 +63,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,3000000,10000000],
  * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
  * {@code e2e.recovery.load} [changelog, or app], {@code e2e.recovery.trickle} [500 records/s],
+ * {@code e2e.recovery.newHost} [false; true: every restart on an empty state directory, a task landing
+ * on a host without its state: with the column {@code txn-snapshots}, the snapshots' benchmark],
+ * {@code e2e.snapshot.intervalMs} [10000: {@code txn-snapshots}' snapshot interval],
  * {@code e2e.throughput.records} [1000000], {@code e2e.throughput.runs} [1],
  * {@code e2e.throughput.warmup} [true: one unrecorded run of {@code kafka-memory} first, warming the broker up],
  * {@code e2e.throughput.columns} [all six], {@code e2e.memory.stores} [50],
@@ -95,11 +98,18 @@ public final class E2EBench {
     record Column(String id, boolean txn, List<String> appArgs, StateKind state, String description) {
         /** Whether the column makes sense in {@code part}. */
         boolean runsIn(String part) {
+            if (part.equals("memory") && id.equals(SNAPSHOTS)) {
+                // the memory part's bare stores run outside Kafka Streams: no changelog, no snapshots
+                return false;
+            }
             return state == StateKind.PERSISTENT || part.equals("throughput");
         }
     }
 
     static final String REFERENCE = "kafka-txn";
+    /** Our column with snapshots: {@link #SNAPSHOT_LOCATION} in its arguments stands for a directory of the run. */
+    static final String SNAPSHOTS = "txn-snapshots";
+    static final String SNAPSHOT_LOCATION = "@snapshot-location@";
     /** The column of Kafka's in-memory stores: the ceiling of a store inside the JVM, which ours should be within 1.2x of. */
     static final String IN_MEMORY = "kafka-memory";
     static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
@@ -115,6 +125,11 @@ public final class E2EBench {
         for (Column c : List.of(
                 new Column("txn", true, ours(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
                         + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
+                new Column(SNAPSHOTS, true, ours("txn.rocksdb.snapshot.location=" + SNAPSHOT_LOCATION,
+                        "txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)),
+                        StateKind.PERSISTENT, "ours, indexed-batch, with snapshots (txn.rocksdb.snapshot.location on a "
+                        + "file:// directory of the run, txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)
+                        + ")"),
                 new Column("txn-secondary", true, ours("txn.rocksdb.transaction.strategy=secondary-store"),
                         StateKind.PERSISTENT, "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
                 new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"), StateKind.PERSISTENT,
@@ -204,6 +219,7 @@ public final class E2EBench {
                 .map(s -> (long) Double.parseDouble(s)).toList();
         int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
         int trickle = Integer.getInteger("e2e.recovery.trickle", 500);
+        boolean newHost = Boolean.getBoolean("e2e.recovery.newHost");
         RecoveryLoad load = RecoveryLoad.of(System.getProperty("e2e.recovery.load", "changelog"));
         List<Column> columns = columns("e2e.recovery.columns", "recovery", "txn,kafka-txn,kafka");
         Map<String, Object> settings = new LinkedHashMap<>();
@@ -211,6 +227,7 @@ public final class E2EBench {
         settings.put("kills", kills);
         settings.put("partitions", PARTITIONS);
         settings.put("trickleRecordsPerSecond", trickle);
+        settings.put("newHost", newHost);
         settings.put("columns", columns.stream().map(Column::id).toList());
         if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
         settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
@@ -223,7 +240,7 @@ public final class E2EBench {
         Random rnd = new Random(42);
         for (long n : sizes) {
             for (Column c : columns) {
-                runs.add(recoveryRun(kafka, c, load, n, kills, trickle, rnd));
+                runs.add(recoveryRun(kafka, c, load, n, kills, trickle, newHost, rnd));
                 r.put("seconds", seconds(t0));
                 results.checkpoint();
             }
@@ -234,16 +251,20 @@ public final class E2EBench {
     /**
      * One column at one state size: load ({@code load}), check, then {@code kills} kill -9 / restart
      * cycles under a trickle. Every run has its own topics (input, changelog, output), deleted after it.
+     * With {@code newHost} each restart is on an empty state directory (a task landing on a host
+     * without its state); a column with snapshots then waits, before the first kill, for a snapshot
+     * of every partition taken after the load.
      */
     static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, RecoveryLoad load, long n, int kills, int trickle,
-                                           Random rnd) throws Exception {
+                                           boolean newHost, Random rnd) throws Exception {
         String appId = "e2e-rec-" + c.id() + "-" + n;
         String input = appId + "-input";
         String output = EosCrashApp.kvOut(appId);
         String changelog = appId + "-" + EosCrashApp.KV_STORE + "-changelog";
         kafka.createTopics(PARTITIONS, input, output);
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
-        List<String> args = new ArrayList<>(c.appArgs());
+        Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
+        List<String> args = new ArrayList<>(appArgs(c, snapshots));
         args.add(EosCrashApp.INPUT_ARG + "=" + input);
         args.add(EosCrashApp.TOPOLOGY_ARG + "=kv");
         String[] argv = args.toArray(String[]::new);
@@ -280,11 +301,24 @@ public final class E2EBench {
             r.put("load", loadResult);
             r.put("changelogAfterLoad", changelogAfterLoad);
             updates.start();
+            if (newHost && c.id().equals(SNAPSHOTS)) {
+                long since = System.currentTimeMillis();
+                BrokerFixture.await("a snapshot of every partition after the load", RESTART_TIMEOUT,
+                        () -> SnapshotRestoreTest.storesWrittenSince(snapshots, since) >= PARTITIONS);
+                say(String.format("recovery [%s, %,d keys]: a snapshot of every partition %.1f s after the load",
+                        c.id(), n, (System.currentTimeMillis() - since) / 1e3));
+                r.put("snapshots", snapshotCost(app, n));
+            }
             for (int kill = 1; kill <= kills; kill++) {
                 // mid-run: the app is processing the trickle
                 Thread.sleep(1000 + rnd.nextInt(1000));
                 if (!app.process.isAlive()) throw new IllegalStateException(app.name + " died before the kill; see its log");
                 app.kill();
+                if (newHost) {
+                    // a new host: the task's state directory is gone
+                    KafkaBroker.deleteRecursively(stateDir);
+                    Files.createDirectories(stateDir);
+                }
                 long changelogAtKill = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
                 launch = System.nanoTime();
                 app = AppProcess.start(appId + "#" + kill, kafka, appId, stateDir.toString(), c.txn(), argv);
@@ -311,7 +345,49 @@ public final class E2EBench {
         } finally {
             if (app != null) app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            KafkaBroker.deleteRecursively(snapshots);
             deleteTopics(kafka, input, output, changelog);
+        }
+    }
+
+    /** Our column's app arguments, with {@link #SNAPSHOT_LOCATION} replaced by {@code snapshots}' URI. */
+    private static List<String> appArgs(Column c, Path snapshots) {
+        return c.appArgs().stream().map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList();
+    }
+
+    /** The sum of a store metric over the app's stores ({@code EosCrashApp}'s {@code metric} command). */
+    private static long metric(AppProcess app, String name) throws Exception {
+        return Long.parseLong(app.ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30)).split(" ")[2]);
+    }
+
+    /**
+     * What snapshots cost while a trickle of updates runs: the bytes sent by the snapshots taken over
+     * {@code e2e.snapshot.observeMs} (default 30 s) against the state's SST bytes, and the bytes sent
+     * until then (the first snapshots hold the whole state).
+     */
+    private static Map<String, Object> snapshotCost(AppProcess app, long n) throws Exception {
+        long sentBefore = metric(app, "snapshot-bytes-sent-total");
+        long takenBefore = metric(app, "snapshots-total");
+        Thread.sleep(Long.getLong("e2e.snapshot.observeMs", SMOKE ? 3_000L : 30_000L));
+        long sent = metric(app, "snapshot-bytes-sent-total") - sentBefore;
+        long taken = metric(app, "snapshots-total") - takenBefore;
+        long state = metric(app, "live-sst-files-size");
+        Map<String, Object> cost = new LinkedHashMap<>();
+        cost.put("bytesSentUntilLoaded", sentBefore);
+        cost.put("snapshotsObserved", taken);
+        cost.put("bytesSentObserved", sent);
+        cost.put("bytesPerSnapshot", taken == 0 ? null : sent / taken);
+        cost.put("stateSstBytes", state);
+        say(String.format("recovery [txn-snapshots, %,d keys]: %d snapshots under the trickle sent %,d bytes (%,d per snapshot) "
+                + "of a state of %,d SST bytes; %,d bytes sent until then", n, taken, sent, taken == 0 ? 0 : sent / taken, state,
+                sentBefore));
+        return cost;
+    }
+
+    private static long directoryBytes(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return 0;
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
         }
     }
 
@@ -467,7 +543,9 @@ public final class E2EBench {
         kafka.createTopics(PARTITIONS, outputs.toArray(String[]::new));
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         long launch = System.nanoTime();
-        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(), c.appArgs().toArray(String[]::new));
+        Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
+        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(),
+                appArgs(c, snapshots).toArray(String[]::new));
         try {
             app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
             CpuSample cpuAtFirst = CpuSample.take(app.process.pid(), kafka.broker.pid());
@@ -484,6 +562,7 @@ public final class E2EBench {
             r.put("launchToFirstProcessedMs", (first - launch) / 1e6);
             r.put("cpu", cpu);
             r.put("stateDirMiB", checkStateDir(c, stateDir) / 1048576.0);
+            if (c.id().equals(SNAPSHOTS)) r.put("snapshotMiB", directoryBytes(snapshots) / 1048576.0);
             say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s "
                             + "(cores: app %s, broker %s, machine busy %s of %s); state dir %.1f MiB", c.id(), run, records, secs,
                     records / secs, cpu.get("appCores"), cpu.get("brokerCores"), cpu.get("machineBusyCores"),
@@ -495,6 +574,7 @@ public final class E2EBench {
         } finally {
             app.stop();
             KafkaBroker.deleteRecursively(stateDir);
+            KafkaBroker.deleteRecursively(snapshots);
             List<String> topics = new ArrayList<>(outputs);
             topics.addAll(EosCrashApp.changelogs(appId));
             deleteTopics(kafka, topics.toArray(String[]::new));

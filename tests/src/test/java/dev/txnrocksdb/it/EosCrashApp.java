@@ -257,10 +257,28 @@ public final class EosCrashApp {
         String line;
         while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
             if (line.trim().equals("tasks")) out(tasks(streams));
+            if (line.trim().startsWith("metric ")) out(metric(streams, line.trim().substring(7).trim()));
         }
         streams.close(Duration.ofSeconds(30));
         out("STOPPED processed=" + processed.get());
         System.exit(0);
+    }
+
+    /**
+     * {@code METRIC <name> <sum> <count>}: the sum of the store-level metric {@code name} over every
+     * store of the app that has it, and how many have it.
+     */
+    private static String metric(KafkaStreams streams, String name) {
+        double sum = 0;
+        int count = 0;
+        for (var e : streams.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("stream-state-metrics")
+                    && e.getValue().metricValue() instanceof Number n) {
+                sum += n.doubleValue();
+                count++;
+            }
+        }
+        return "METRIC " + name + " " + (long) sum + " " + count;
     }
 
     /** {@code TASKS active=[0_0] standby=[0_1] lags={word-counts/0=0, ...}} (lags of every local store partition). */

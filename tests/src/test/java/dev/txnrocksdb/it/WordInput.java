@@ -30,6 +30,7 @@ final class WordInput {
     private final List<String[]> records; // {key, value}; timestamp = t0 + i * STEP_MS
     private final long t0;
     private int produced;
+    private String topic = EosCrashApp.INPUT;
 
     final Map<String, Long> expKv = new TreeMap<>();
     final Map<String, Long> expWin = new TreeMap<>();
@@ -56,6 +57,12 @@ final class WordInput {
         return records.size();
     }
 
+    /** Produces to {@code topic} instead of {@link EosCrashApp#INPUT} (an app of its own reading {@code eos-app.input}). */
+    WordInput topic(String topic) {
+        this.topic = topic;
+        return this;
+    }
+
     int produced() {
         return produced;
     }
@@ -66,7 +73,7 @@ final class WordInput {
         try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (int i = produced; i < to; i++) {
                 String[] r = records.get(i);
-                producer.send(new ProducerRecord<>(EosCrashApp.INPUT, null, t0 + i * STEP_MS, r[0], r[1]));
+                producer.send(new ProducerRecord<>(topic, null, t0 + i * STEP_MS, r[0], r[1]));
             }
             producer.flush();
         }

@@ -43,6 +43,10 @@ public final class ConfigValidation {
                 DEFINITION.configKeys().get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG).validator.ensureValid(key, value);
             } else if (value != null && isStoreSpillBytesKey(key)) {
                 storeSpillBytes(key, value);
+            } else if (value != null && isSnapshotOptionKey(key)) {
+                snapshotOption(key, value);
+            } else if (value != null && isStoreSnapshotLocationKey(key)) {
+                DEFINITION.configKeys().get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG).validator.ensureValid(key, value);
             }
         });
         for (String warning : warnings(configs)) {
@@ -65,6 +69,34 @@ public final class ConfigValidation {
             && key.length() > TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length();
     }
 
+    /** Whether {@code key} is an option of the snapshot location ({@link TxnRocksDBConfig#SNAPSHOT_OPTION_PREFIX}). */
+    static boolean isSnapshotOptionKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX)
+            && key.length() > TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length();
+    }
+
+    /**
+     * A snapshot location option's value, as a string on one line.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming {@code key} (never the value,
+     *     which may be a secret) for a value with a line break
+     */
+    static String snapshotOption(String key, Object value) {
+        String text = value instanceof org.apache.kafka.common.config.types.Password
+            ? ((org.apache.kafka.common.config.types.Password) value).value() : value.toString();
+        if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
+            throw new org.apache.kafka.common.config.ConfigException(key, "(not shown)", "A snapshot location option"
+                + " must be on one line");
+        }
+        return text;
+    }
+
+    /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#SNAPSHOT_LOCATION_CONFIG}. */
+    static boolean isStoreSnapshotLocationKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX)
+            && key.length() > TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length();
+    }
+
     /**
      * A value of the per-store form of {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG},
      * parsed and checked as the entry itself is.
@@ -84,7 +116,7 @@ public final class ConfigValidation {
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(configs).forEach((key, value) -> {
             if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)
-                && !isStoreSpillBytesKey(key)) {
+                && !isStoreSpillBytesKey(key) && !isStoreSnapshotLocationKey(key) && !isSnapshotOptionKey(key)) {
                 warnings.add("Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
             }
         });

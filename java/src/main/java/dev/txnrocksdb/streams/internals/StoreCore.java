@@ -3,7 +3,9 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeLogging;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
+import dev.txnrocksdb.streams.internals.nativeapi.StoreStatistic;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -65,6 +67,7 @@ public final class StoreCore<S extends NativeStore> {
     private volatile StateStoreContext context;
     private volatile TransactionStrategy openedStrategy;
     private volatile StoreMetrics metrics = StoreMetrics.NONE;
+    private volatile StoreSnapshots snapshots;
 
     /**
      * @param name the store name (also its directory name)
@@ -127,9 +130,29 @@ public final class StoreCore<S extends NativeStore> {
             ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         String[] rocksDBOptions = settings.rocksDBOptions(name);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
-        S opened = opener.open(dir, new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
+        StoreSnapshots openedSnapshots = StoreSnapshots.open(name, settings, context, changelogPartition, dir,
+            StoreSnapshots.lookupFor(context.appConfigs()));
+        OpenOptions openOptions = new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
             settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics, rocksDBOptions[0],
-            rocksDBOptions[1], settings.spillBytes(name)));
+            rocksDBOptions[1], settings.spillBytes(name));
+        S opened;
+        boolean wipedBeforeSnapshot = false;
+        try {
+            opened = opener.open(dir, openOptions);
+            if (openedSnapshots != null && StoreStatistic.WIPES.of(NativeStoreStatistics.read(opened)) > 0) {
+                // The damage policy deleted the store's files (it opened empty, for the changelog to
+                // restore): a snapshot restores most of it instead.
+                opened.close();
+                openedSnapshots.restoreAfterWipe(dir);
+                wipedBeforeSnapshot = true;
+                opened = opener.open(dir, openOptions);
+            }
+        } catch (RuntimeException e) {
+            if (openedSnapshots != null) {
+                openedSnapshots.close();
+            }
+            throw e;
+        }
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);
@@ -139,8 +162,16 @@ public final class StoreCore<S extends NativeStore> {
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
             this.metrics = StoreMetrics.register(context, name, opened, statistics);
+            this.metrics.addSnapshotMetrics(openedSnapshots);
+            if (wipedBeforeSnapshot) {
+                this.metrics.recordWipeBeforeSnapshot();
+            }
+            this.snapshots = openedSnapshots;
             this.store = opened;
         } catch (RuntimeException e) {
+            if (openedSnapshots != null) {
+                openedSnapshots.close();
+            }
             opened.close();
             throw e;
         }
@@ -168,6 +199,11 @@ public final class StoreCore<S extends NativeStore> {
         return s;
     }
 
+    /** The store's snapshots while it is open with a snapshot location, else null. */
+    StoreSnapshots snapshots() {
+        return snapshots;
+    }
+
     /** The context of the last {@link #init}, or null before it. */
     public StateStoreContext context() {
         return context;
@@ -178,6 +214,11 @@ public final class StoreCore<S extends NativeStore> {
         S s = store;
         if (s == null) {
             return;
+        }
+        StoreSnapshots open = snapshots;
+        if (open != null) {
+            snapshots = null;
+            open.close();
         }
         s.close();
         positions.rollback();
@@ -275,10 +316,15 @@ public final class StoreCore<S extends NativeStore> {
 
     private void commitWithOffsets(Map<TopicPartition, Long> offsets) {
         byte[] position = positions.encodeForCommit();
-        store().commit(offsets, position);
+        S s = store();
+        s.commit(offsets, position);
         metrics.recordCommit();
         positions.markCommitted();
         committedOffsets.apply(offsets);
+        StoreSnapshots open = snapshots;
+        if (open != null) {
+            open.afterCommit(s);
+        }
     }
 
     private Position readCommittedPosition(NativeStore s) {

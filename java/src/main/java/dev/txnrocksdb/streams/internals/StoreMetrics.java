@@ -61,6 +61,7 @@ public final class StoreMetrics {
     private Sensor commitSensor;
     private Sensor restoreSensor;
     private volatile long recovers;
+    private volatile long wipesBeforeSnapshot;
 
     private long[] snapshot;
     private long snapshotNanos;
@@ -128,8 +129,9 @@ public final class StoreMetrics {
             StoreStatistic.TEMPORARY_STORE_BYTES);
         gauge("roll-forwards-total", "Commits interrupted by a crash or a failure that recovery completed since the store"
             + " opened", StoreStatistic.ROLL_FORWARDS);
-        gauge("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
-            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption)", StoreStatistic.WIPES);
+        add("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
+            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption), or from a snapshot and the changelog",
+            RecordingLevel.INFO, longGauge(values -> StoreStatistic.WIPES.of(values) + wipesBeforeSnapshot));
         add("rollbacks-total", "Transactions thrown away since the store opened: uncommitted temporary-store writes"
             + " dropped at open, plus rollbacks Kafka Streams asked for", RecordingLevel.INFO,
             (Gauge<Long>) (config, now) -> StoreStatistic.ROLLBACKS.of(values()) + recovers);
@@ -221,6 +223,36 @@ public final class StoreMetrics {
         return Math.max(0, statistic.of(current) - statistic.of(previous)) / seconds;
     }
 
+    /**
+     * Adds the metrics of the store's snapshots ({@code txn.rocksdb.snapshot.location}), at INFO:
+     * snapshots written, failed, bytes sent (totals since the store opened), the last snapshot's
+     * duration, changelog offset and age, and whether (the snapshot's number, else -1), how long and
+     * how many bytes this opening of the store restored from a snapshot.
+     */
+    void addSnapshotMetrics(StoreSnapshots snapshots) {
+        if (metrics == null || snapshots == null) {
+            return;
+        }
+        add("snapshots-total", "Snapshots written since the store opened", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.counts()[0]);
+        add("snapshot-failures-total", "Snapshots that failed since the store opened (logged at WARN; retried after"
+            + " the interval)", RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[1]);
+        add("snapshot-bytes-sent-total", "Bytes of files sent to the snapshot location since the store opened",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[2]);
+        add("snapshot-last-duration-ms", "Duration of the last snapshot written, checkpoint to manifest (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastDurationMs());
+        add("snapshot-last-offset", "The changelog offset the last snapshot written holds (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastOffset());
+        add("snapshot-last-age-ms", "Milliseconds since the last snapshot was written (-1: none yet)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastAgeMs());
+        add("snapshot-restored", "The snapshot this opening of the store restored (-1: none)", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.restored()[0]);
+        add("snapshot-restore-ms", "Duration of the restore from a snapshot when the store opened (-1: none)",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[1]);
+        add("snapshot-restore-bytes", "Bytes downloaded by the restore from a snapshot when the store opened",
+            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[2]);
+    }
+
     /** Records one commit. */
     void recordCommit() {
         if (commitSensor != null) {
@@ -233,6 +265,14 @@ public final class StoreMetrics {
         if (restoreSensor != null) {
             restoreSensor.record(records);
         }
+    }
+
+    /**
+     * Records that the store's damaged files were deleted when it opened and a snapshot restored it
+     * before it opened again (the store open now did not see that wipe).
+     */
+    void recordWipeBeforeSnapshot() {
+        wipesBeforeSnapshot++;
     }
 
     /** Records a rollback Kafka Streams asked for ({@code recover}). */

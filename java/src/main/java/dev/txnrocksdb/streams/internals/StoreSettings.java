@@ -27,6 +27,11 @@ public final class StoreSettings {
     private final String walCorruption;
     private final long spillBytes;
     private final Map<String, Long> storeSpillBytes;
+    private final String snapshotLocation;
+    private final Map<String, String> storeSnapshotLocations;
+    private final Map<String, String> snapshotOptions;
+    private final long snapshotIntervalMs;
+    private final int snapshotsRetained;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -42,6 +47,11 @@ public final class StoreSettings {
         this.walCorruption = settings.walCorruption;
         this.spillBytes = settings.spillBytes;
         this.storeSpillBytes = settings.storeSpillBytes;
+        this.snapshotLocation = settings.snapshotLocation;
+        this.storeSnapshotLocations = settings.storeSnapshotLocations;
+        this.snapshotOptions = settings.snapshotOptions;
+        this.snapshotIntervalMs = settings.snapshotIntervalMs;
+        this.snapshotsRetained = settings.snapshotsRetained;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -57,14 +67,27 @@ public final class StoreSettings {
         this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
         Map<String, String> perStore = new HashMap<>();
         Map<String, Long> perStoreSpillBytes = new HashMap<>();
+        Map<String, String> perStoreSnapshotLocations = new HashMap<>();
+        Map<String, String> locationOptions = new java.util.TreeMap<>();
         configs.forEach((key, value) -> {
             if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
                 perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
             } else if (value != null && ConfigValidation.isStoreSpillBytesKey(key)) {
                 perStoreSpillBytes.put(key.substring(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length()),
                     ConfigValidation.storeSpillBytes(key, value));
+            } else if (value != null && ConfigValidation.isSnapshotOptionKey(key)) {
+                locationOptions.put(key.substring(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length()),
+                    ConfigValidation.snapshotOption(key, value));
+            } else if (value != null && ConfigValidation.isStoreSnapshotLocationKey(key)) {
+                perStoreSnapshotLocations.put(key.substring(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length()),
+                    value.toString().trim());
             }
         });
+        this.storeSnapshotLocations = Map.copyOf(perStoreSnapshotLocations);
+        this.snapshotOptions = java.util.Collections.unmodifiableMap(locationOptions);
+        this.snapshotLocation = ((String) ours.get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG)).trim();
+        this.snapshotIntervalMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG);
+        this.snapshotsRetained = (Integer) ours.get(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG);
         this.storeRocksDBOptions = Map.copyOf(perStore);
         this.spillBytes = (Long) ours.get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
         this.storeSpillBytes = Map.copyOf(perStoreSpillBytes);
@@ -187,6 +210,30 @@ public final class StoreSettings {
             default:
                 return changelogged ? CorruptionPolicy.RESTORE_FROM_CHANGELOG : CorruptionPolicy.REFUSE;
         }
+    }
+
+    /**
+     * Where the store keeps its snapshots: {@code txn.rocksdb.snapshot.location.<store name>} if
+     * set, else {@link TxnRocksDBConfig#SNAPSHOT_LOCATION_CONFIG}; null when snapshots are off.
+     */
+    public String snapshotLocation(String storeName) {
+        String location = storeSnapshotLocations.getOrDefault(storeName, snapshotLocation);
+        return location.isEmpty() ? null : location;
+    }
+
+    /** The snapshot location's options ({@link TxnRocksDBConfig#SNAPSHOT_OPTION_PREFIX}), by key, sorted. */
+    public Map<String, String> snapshotOptions() {
+        return snapshotOptions;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_INTERVAL_MS_CONFIG}. */
+    public long snapshotIntervalMs() {
+        return snapshotIntervalMs;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_RETAINED_CONFIG}. */
+    public int snapshotsRetained() {
+        return snapshotsRetained;
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */

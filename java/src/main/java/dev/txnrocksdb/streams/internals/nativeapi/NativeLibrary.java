@@ -72,6 +72,13 @@ public final class NativeLibrary {
     public static final String DIR_PROPERTY = "txn.rocksdb.native.dir";
     /** Environment variable naming the override directory when {@link #DIR_PROPERTY} is not set. */
     public static final String DIR_ENV = "TXN_ROCKSDB_NATIVE_DIR";
+    /**
+     * The platforms txn-rocksdb's release jar carries a library for ({@code scripts/release.sh
+     * --platforms=all}; README, "Platforms"). A jar built by {@code mvn install} carries only the
+     * library of the machine that built it.
+     */
+    static final List<String> RELEASE_PLATFORMS =
+        List.of("linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64", "windows-x86_64");
     /** The jar resource holding the jar's version (filtered by the build). */
     static final String JAR_PROPERTIES = "/native/txn-rocksdb.properties";
 
@@ -497,7 +504,12 @@ public final class NativeLibrary {
             return override + ", and java.library.path (" + System.getProperty("java.library.path") + ") holds no " + fileName
                 + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory named by "
                 + DIR_PROPERTY + " or " + DIR_ENV
-                + (platform == null ? "." : ", or rebuild the jar on a " + platform + " machine.");
+                + (platform == null
+                    ? ". txn-rocksdb's release jar carries libraries for " + String.join(", ", RELEASE_PLATFORMS) + " only."
+                    : ", or use txn-rocksdb's release jar: it carries libraries for " + String.join(", ", RELEASE_PLATFORMS)
+                        + " (a jar built by mvn install carries only its build machine's). scripts/build-native.sh --platform="
+                        + platform + " DIR builds this one on a " + platform + " machine, or cross-builds it on a linux-x86_64 "
+                        + "Debian machine.");
         }
 
         private static String settingNames() {

@@ -110,7 +110,9 @@ class NativeLibraryTest {
             + "/native/linux-aarch64/libtxn_rocksdb_jni.so"), e.getMessage());
         assertTrue(e.getMessage().contains("no override directory is set (system property txn.rocksdb.native.dir or environment "
             + "variable TXN_ROCKSDB_NATIVE_DIR)"), e.getMessage());
-        assertTrue(e.getMessage().contains("rebuild the jar on a linux-aarch64 machine"), e.getMessage());
+        assertTrue(e.getMessage().contains("use txn-rocksdb's release jar: it carries libraries for linux-x86_64, linux-aarch64, "
+            + "darwin-aarch64, darwin-x86_64, windows-x86_64"), e.getMessage());
+        assertTrue(e.getMessage().contains("scripts/build-native.sh --platform=linux-aarch64 DIR"), e.getMessage());
     }
 
     @Test
@@ -120,6 +122,8 @@ class NativeLibraryTest {
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb has no native library for os.name='Linux', os.arch='s390x' "
             + "(unsupported architecture 's390x')"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("txn-rocksdb's release jar carries libraries for linux-x86_64, linux-aarch64, "
+            + "darwin-aarch64, darwin-x86_64, windows-x86_64 only."), e.getMessage());
     }
 
     @Test

@@ -1,0 +1,284 @@
+package dev.txnrocksdb.streams.internals;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
+import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * A store's snapshots on a {@code file://} location with the real native store: taken after a
+ * commit off the committing thread, restored into an empty directory before the store opens (its
+ * committed offsets then the snapshot's), and refused where the changelog as the cluster describes
+ * it no longer has the snapshot's offset or is another topic (its id). The cluster is a fake
+ * lookup here; the broker tests run the same with Kafka Streams and a real broker.
+ */
+class StoreSnapshotsTest {
+    private static final TopicPartition CHANGELOG = new TopicPartition("snap-app-counts-changelog", 1);
+    private static final Uuid TOPIC_ID = Uuid.randomUuid();
+
+    @TempDir
+    Path tmp;
+
+    private StoreSettings settings(Map<String, Object> extra) {
+        Map<String, Object> config = new HashMap<>();
+        config.put(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, tmp.resolve("snapshots").toUri().toString());
+        config.put(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, 0L);
+        config.putAll(extra);
+        return StoreSettings.from(config);
+    }
+
+    private SegmentedStoreTestContext context() {
+        return new SegmentedStoreTestContext(tmp.resolve("task").toFile());
+    }
+
+    private static StoreSnapshots.ChangelogLookup changelogAt(Uuid topicId, long start, long end, AtomicInteger calls) {
+        return (partition, withOffsets) -> {
+            calls.incrementAndGet();
+            assertEquals(CHANGELOG, partition);
+            return withOffsets ? new StoreSnapshots.ChangelogState(topicId, start, end)
+                : new StoreSnapshots.ChangelogState(topicId, -1, -1);
+        };
+    }
+
+    private static NativeKeyValueStore open(Path dir, TransactionStrategy strategy) {
+        return NativeKeyValueStore.open("counts", dir, new OpenOptions(true, false, strategy, CorruptionPolicy.REFUSE,
+            ValueFormat.PLAIN, false, "", "", 1024));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void commit(NativeKeyValueStore store, int from, int to, long offset) {
+        for (int i = from; i < to; i++) {
+            store.put(bytes("key-" + i), bytes("value-" + i + "@" + offset));
+        }
+        store.commit(Map.of(CHANGELOG, offset), null);
+    }
+
+    /** Takes a snapshot now (interval 0) and waits until it is written. */
+    private static void snapshot(StoreSnapshots snapshots, NativeKeyValueStore store) throws InterruptedException {
+        long before = snapshots.counts()[0];
+        snapshots.afterCommit(store);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (snapshots.sending() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(before + 1, snapshots.counts()[0], "a snapshot was written (failures: " + snapshots.counts()[1] + ")");
+    }
+
+    private static boolean isEmpty(Path dir) throws Exception {
+        if (!Files.exists(dir)) {
+            return true;
+        }
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(TransactionStrategy.class)
+    void aStoreWithoutStateRestoresTheNewestSnapshotAndItsOffsets(TransactionStrategy strategy) throws Exception {
+        Path host1 = tmp.resolve("host1/counts");
+        Files.createDirectories(host1);
+        AtomicInteger lookups = new AtomicInteger();
+        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host1,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        assertNotNull(first);
+        assertEquals(SegmentedStoreTestContext.APP_ID + "/counts/1-" + TOPIC_ID, first.storeId());
+        try (NativeKeyValueStore store = open(host1, strategy)) {
+            assertTrue(isEmpty(tmp.resolve("snapshots")), "nothing restored or written before a commit");
+            commit(store, 0, 100, 99);
+            snapshot(first, store);
+            commit(store, 100, 200, 199);
+            snapshot(first, store);
+            assertEquals(2, first.counts()[0]);
+            // uncommitted writes are in no snapshot
+            store.put(bytes("key-uncommitted"), bytes("x"));
+            first.close();
+        }
+
+        // a new host: an empty directory
+        Path host2 = tmp.resolve("host2/counts");
+        Files.createDirectories(host2);
+        StoreSnapshots second = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host2,
+            changelogAt(TOPIC_ID, 0, 250, lookups));
+        assertNotNull(second);
+        second.close();
+        try (NativeKeyValueStore restored = open(host2, strategy)) {
+            assertEquals(Map.of(CHANGELOG, 199L), restored.committedOffsets(), "Kafka restores from offset 200 on");
+            assertArrayEquals(bytes("value-150@199"), restored.get(bytes("key-150"), true));
+            assertArrayEquals(bytes("value-5@99"), restored.get(bytes("key-5"), true));
+            assertNull(restored.get(bytes("key-uncommitted"), true));
+        }
+    }
+
+    @Test
+    void theMetricsSayWhatWasWrittenAndRestored() throws Exception {
+        Path host1 = tmp.resolve("host1/counts");
+        Files.createDirectories(host1);
+        AtomicInteger lookups = new AtomicInteger();
+        SegmentedStoreTestContext context = context();
+        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context, CHANGELOG, host1,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
+            StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
+            metrics.addSnapshotMetrics(first);
+            assertEquals(-1L, metric(context, "snapshot-last-offset"));
+            assertEquals(-1L, metric(context, "snapshot-restored"));
+            commit(store, 0, 50, 49);
+            snapshot(first, store);
+            commit(store, 50, 60, 59);
+            snapshot(first, store);
+            assertEquals(2L, metric(context, "snapshots-total"));
+            assertEquals(0L, metric(context, "snapshot-failures-total"));
+            assertEquals(59L, metric(context, "snapshot-last-offset"));
+            assertTrue((Long) metric(context, "snapshot-bytes-sent-total") > 0);
+            assertTrue((Long) metric(context, "snapshot-last-duration-ms") >= 0);
+            assertTrue((Long) metric(context, "snapshot-last-age-ms") >= 0);
+            metrics.close();
+            first.close();
+        }
+        Path host2 = tmp.resolve("host2/counts");
+        SegmentedStoreTestContext context2 = new SegmentedStoreTestContext(tmp.resolve("task2").toFile());
+        StoreSnapshots second = StoreSnapshots.open("counts", settings(Map.of()), context2, CHANGELOG, host2,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = open(host2, TransactionStrategy.INDEXED_BATCH)) {
+            StoreMetrics metrics = StoreMetrics.register(context2, "counts", store, false);
+            metrics.addSnapshotMetrics(second);
+            assertEquals(2L, metric(context2, "snapshot-restored"));
+            assertTrue((Long) metric(context2, "snapshot-restore-bytes") > 0);
+            assertTrue((Long) metric(context2, "snapshot-restore-ms") >= 0);
+            metrics.close();
+            second.close();
+        }
+    }
+
+    private static Object metric(SegmentedStoreTestContext context, String name) {
+        return context.metrics().metrics().entrySet().stream()
+            .filter(e -> e.getKey().name().equals(name) && "counts".equals(e.getKey().tags().get("txn-rocksdb-state-id")))
+            .map(e -> e.getValue().metricValue()).findFirst()
+            .orElseThrow(() -> new AssertionError("no metric " + name));
+    }
+
+    @Test
+    void aSnapshotTheChangelogNoLongerHasOrOfAnotherTopicIsNeverUsed() throws Exception {
+        Path host1 = tmp.resolve("host1/counts");
+        Files.createDirectories(host1);
+        AtomicInteger lookups = new AtomicInteger();
+        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host1,
+            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
+            commit(store, 0, 10, 500);
+            snapshot(first, store);
+        }
+        first.close();
+
+        Map<String, StoreSnapshots.ChangelogLookup> refused = Map.of(
+            "the changelog truncated past it", changelogAt(TOPIC_ID, 600, 1_000, lookups),
+            "the changelog recreated shorter, or the application reset", changelogAt(TOPIC_ID, 0, 10, lookups),
+            "another topic of the same name", changelogAt(Uuid.randomUuid(), 0, 1_000, lookups));
+        int n = 0;
+        for (Map.Entry<String, StoreSnapshots.ChangelogLookup> c : refused.entrySet()) {
+            Path dir = tmp.resolve("refused-" + n++ + "/counts");
+            StoreSnapshots snapshots = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir,
+                c.getValue());
+            assertNotNull(snapshots, c.getKey());
+            snapshots.close();
+            try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
+                assertEquals(Map.of(), store.committedOffsets(), c.getKey() + ": the changelog restores everything");
+                assertNull(store.get(bytes("key-1"), true), c.getKey());
+            }
+        }
+
+        // and where it still fits, it is used
+        Path dir = tmp.resolve("fits/counts");
+        StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir,
+            changelogAt(TOPIC_ID, 501, 501, lookups)).close();
+        try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
+            assertEquals(Map.of(CHANGELOG, 500L), store.committedOffsets());
+        }
+    }
+
+    @Test
+    void aStoreWithStateRestoresNothingAndTheClusterIsAskedOnlyForTheTopicId() throws Exception {
+        Path dir = tmp.resolve("host/counts");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("CURRENT"), "MANIFEST-000001\n");
+        StoreSnapshots.ChangelogLookup lookup = (partition, withOffsets) -> {
+            assertFalse(withOffsets, "a store with local state needs no offsets");
+            return new StoreSnapshots.ChangelogState(TOPIC_ID, -1, -1);
+        };
+        StoreSnapshots snapshots = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, lookup);
+        assertNotNull(snapshots);
+        snapshots.close();
+        try (Stream<Path> entries = Files.list(dir)) {
+            assertEquals(1, entries.count(), "the directory is left as it was");
+        }
+    }
+
+    @Test
+    void snapshotsAreOffWithoutALocationAChangelogOrAReachableCluster() throws Exception {
+        Path dir = tmp.resolve("host/counts");
+        AtomicInteger lookups = new AtomicInteger();
+        StoreSnapshots.ChangelogLookup lookup = changelogAt(TOPIC_ID, 0, 10, lookups);
+        assertNull(StoreSnapshots.open("counts", StoreSettings.from(Map.of()), context(), CHANGELOG, dir, lookup));
+        assertNull(StoreSnapshots.open("counts", settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
+            context(), CHANGELOG, dir, lookup), "the per-store form turns it off for one store");
+        assertNotNull(StoreSnapshots.open("other", settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
+            context(), CHANGELOG, dir, lookup));
+        assertNull(StoreSnapshots.open("counts", settings(Map.of()), context(), null, dir, lookup), "no changelog");
+        assertEquals(1, lookups.get(), "looked up only where snapshots are on");
+        assertNull(StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, (partition, withOffsets) -> {
+            throw new org.apache.kafka.common.errors.TimeoutException("the cluster is down");
+        }), "a cluster that cannot be reached turns snapshots off, it does not fail the store");
+    }
+
+    @Test
+    void aMalformedLocationIsAConfigExceptionNamingTheKey() {
+        for (String uri : new String[] {"gs://bucket/prefix", "s3:///prefix-without-bucket", "file:relative/path",
+            "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"}) {
+            ConfigException e = assertThrows(ConfigException.class,
+                () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)));
+            assertTrue(e.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG), e.getMessage());
+            assertFalse(e.getMessage().contains("sup3r-secret"), e.getMessage());
+        }
+        settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, "s3://bucket/prefix"));
+        ConfigException perStore = assertThrows(ConfigException.class,
+            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "gs://b/p")));
+        assertTrue(perStore.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts"),
+            perStore.getMessage());
+        ConfigException option = assertThrows(ConfigException.class, () -> settings(Map.of(
+            TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_secret_access_key", "sup3r\nsecret")));
+        assertFalse(option.getMessage().contains("sup3r"), option.getMessage());
+        assertEquals(Map.of("aws_region", "eu-west-1"), settings(Map.of(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region",
+            "eu-west-1")).snapshotOptions());
+        assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG, 0)));
+        assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, -1L)));
+    }
+}

@@ -1,0 +1,381 @@
+package dev.txnrocksdb.it;
+
+import static dev.txnrocksdb.it.BrokerFixture.say;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A task that lands on a host without its state restores a snapshot plus the changelog's tail, on
+ * a real broker under exactly-once ({@link EosCrashApp}: key-value, window and session counts).
+ * The app runs with {@code txn.rocksdb.snapshot.location} on a {@code file://} directory, takes
+ * snapshots while it processes, and is killed with SIGKILL; its state directory is then deleted
+ * (a new host) while more input arrives, and it restarts on an empty state directory. Every
+ * changelog partition's restore must start past offset 0 (at a snapshot's offset + 1) and restore
+ * less than half of the changelog, and the read_committed output must still be exactly-once.
+ */
+class SnapshotRestoreTest {
+    static final int PARTITIONS = 2;
+    static final int RECORDS = Integer.getInteger("it.snapshot.records", 20_000);
+    /** strategy, location kind: each an app of its own. */
+    static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
+        new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
+        new String[] {"scale-out", "file"});
+
+    static BrokerFixture kafka;
+    static S3Server s3;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        kafka = BrokerFixture.start("snapshots");
+        // every topic up front, each partition with its leader before anything is produced (an
+        // idempotent producer racing a topic's first leader election can retry forever)
+        List<String> topics = new ArrayList<>();
+        for (String[] c : CASES) {
+            String appId = appId(c[0], c[1]);
+            topics.addAll(List.of(appId + "-input", EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId),
+                EosCrashApp.sessionOut(appId)));
+        }
+        kafka.createTopics(PARTITIONS, topics.toArray(String[]::new));
+        try (Admin admin = kafka.admin()) {
+            BrokerFixture.await("a leader for every partition", Duration.ofSeconds(60), () -> {
+                try {
+                    return admin.describeTopics(topics).allTopicNames().get().values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        if (s3 != null) s3.close();
+        if (kafka != null) kafka.close();
+    }
+
+    static String appId(String strategy, String location) {
+        return "snap-" + strategy + "-" + location;
+    }
+
+    @ParameterizedTest(name = "{0} strategy, {1} location")
+    @CsvSource({"indexed-batch, file", "secondary-store, file", "indexed-batch, s3"})
+    void aTaskOnANewHostRestoresTheSnapshotAndOnlyTheTail(String strategy, String locationKind) throws Exception {
+        String appId = appId(strategy, locationKind);
+        // each app its own input: WordInput's expectations cover exactly what it produced
+        String inputTopic = appId + "-input";
+        WordInput input = new WordInput(RECORDS, 7L);
+        input.topic(inputTopic);
+        // where the snapshots' objects can be looked at: the location's directory, or the S3
+        // server's file system backend
+        Path snapshots;
+        List<String> settings = new ArrayList<>(List.of(
+            EosCrashApp.INPUT_ARG + "=" + inputTopic,
+            "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.transaction.strategy=" + strategy,
+            // secondary-store: transactions spill to the temporary store
+            "txn.rocksdb.secondary.store.spill.bytes=4096"));
+        if (locationKind.equals("s3")) {
+            if (s3 == null) s3 = S3Server.start(kafka.tmp.resolve("s3"));
+            snapshots = s3.bucketDir().resolve(appId);
+            settings.add("txn.rocksdb.snapshot.location=" + s3.uri(appId));
+            settings.addAll(s3.settings());
+        } else {
+            snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+            settings.add("txn.rocksdb.snapshot.location=" + snapshots.toUri());
+        }
+        String[] overrides = settings.toArray(String[]::new);
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        input.produceUpTo(kafka, RECORDS / 2);
+        Path firstHost = kafka.tmp.resolve(appId + "-host1");
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            int half = RECORDS / 2;
+            long processedHalf = half - half % 500;
+            app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+                Duration.ofSeconds(120));
+            // every store of every partition has a snapshot (3 stores x 2 partitions)
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            // then, once the input is processed and the uploads settled, a little more input: its
+            // commits take a snapshot of every store holding everything before it
+            Map<Path, Long> settled = settledNewest(snapshots);
+            input.produceUpTo(kafka, half + 200);
+            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            say("[" + appId + "] snapshots: " + manifests(snapshots).size() + " manifests kept");
+            app.kill();
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
+        }
+        // a new host: no state directory at all; the input goes on meanwhile
+        deleteTree(firstHost);
+        input.produceUpTo(kafka, RECORDS);
+        long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+
+        Path secondHost = kafka.tmp.resolve(appId + "-host2");
+        app = AppProcess.start(appId + "#1", kafka, appId, secondHost.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            long restored = app.restoredTotal();
+            say(String.format("[%s] new host restored %d of %d changelog records (%.1f%%); %s", appId, restored,
+                changelogTotal, 100.0 * restored / Math.max(1, changelogTotal), starts));
+            Map<String, Long> startOffsets = new TreeMap<>();
+            for (String line : starts) {
+                String[] parts = line.split(" ");
+                startOffsets.put(parts[1] + " " + parts[2], Long.parseLong(parts[3]));
+            }
+            assertEquals(3 * PARTITIONS, startOffsets.size(), "every store of every partition restored: " + starts);
+            startOffsets.forEach((store, start) ->
+                assertTrue(start > 0, store + " restored from offset " + start + ", not from a snapshot"));
+            assertTrue(restored * 4 < changelogTotal, "restored " + restored + " of " + changelogTotal
+                + " changelog records: more than the tail after the snapshots");
+
+            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
+            Map<String, List<Long>> kv = kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> win = kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> ses = kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60));
+            List<String> problems = input.checkExactlyOnce(kv, win, ses);
+            if (!problems.isEmpty()) kafka.showLogs(appId);
+            assertTrue(problems.isEmpty(), "output is not exactly-once after the restore from snapshots:\n  "
+                + String.join("\n  ", problems));
+        } finally {
+            app.stop();
+        }
+    }
+
+    /**
+     * The object store down: processing goes on while snapshots fail, and a task on a new host
+     * restores from the changelog alone (every restore from offset 0), still exactly-once; once the
+     * store is back, snapshots are taken again.
+     */
+    @org.junit.jupiter.api.Test
+    void theObjectStoreDownStopsNeitherProcessingNorARestore() throws Exception {
+        String appId = appId("down", "s3");
+        String inputTopic = appId + "-input";
+        WordInput input = new WordInput(RECORDS, 11L).topic(inputTopic);
+        if (s3 == null) s3 = S3Server.start(kafka.tmp.resolve("s3"));
+        Path snapshots = s3.bucketDir().resolve(appId);
+        List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + inputTopic,
+            "txn.rocksdb.snapshot.interval.ms=300", "txn.rocksdb.snapshot.location=" + s3.uri(appId)));
+        settings.addAll(s3.settings());
+        String[] overrides = settings.toArray(String[]::new);
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        input.produceUpTo(kafka, RECORDS / 4);
+        Path firstHost = kafka.tmp.resolve(appId + "-host1");
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            s3.stop();
+            long before = app.lastProcessed();
+            input.produceUpTo(kafka, RECORDS / 2);
+            long target = (RECORDS / 2) - (RECORDS / 2) % 500;
+            app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= target, Duration.ofSeconds(120));
+            say("[" + appId + "] processed " + before + " -> " + app.lastProcessed() + " with the object store down");
+            app.kill();
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
+        }
+        deleteTree(firstHost);
+        input.produceUpTo(kafka, RECORDS * 3 / 4);
+        long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+        Path secondHost = kafka.tmp.resolve(appId + "-host2");
+        app = AppProcess.start(appId + "#1", kafka, appId, secondHost.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(180));
+            long restored = app.restoredTotal();
+            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            say(String.format("[%s] new host, object store down: restored %d of %d changelog records; %s", appId, restored,
+                changelogTotal, starts));
+            assertEquals(3 * PARTITIONS, starts.size(), "every store restored: " + starts);
+            for (String line : starts) {
+                assertEquals(0L, Long.parseLong(line.split(" ")[3]), "from the changelog's start: " + line);
+            }
+
+            // the store back, with more input: snapshots are taken again
+            Map<Path, Long> before = newest(snapshots);
+            s3.start();
+            input.produceUpTo(kafka, RECORDS);
+            BrokerFixture.await("new snapshots once the object store is back", Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), before) >= 1);
+            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
+            List<String> problems = input.checkExactlyOnce(
+                kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
+            assertTrue(problems.isEmpty(), "output is not exactly-once with the object store down:\n  "
+                + String.join("\n  ", problems));
+        } finally {
+            app.stop();
+        }
+    }
+
+    /** Store directories at the location with a manifest written at or after {@code sinceMillis}. */
+    static long storesWrittenSince(Path location, long sinceMillis) {
+        if (!Files.isDirectory(location)) return 0;
+        try (Stream<Path> files = Files.walk(location)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".manifest")).filter(p -> {
+                try {
+                    return Files.getLastModifiedTime(p).toMillis() >= sinceMillis;
+                } catch (IOException e) {
+                    return false;
+                }
+            }).map(p -> p.getParent().getParent()).distinct().count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Scale-out: a second instance joins with an empty state directory, and the task it takes over
+     * restores its stores from the snapshots the first instance took, plus the changelog's tail;
+     * the output stays exactly-once. ({@code acceptable.recovery.lag} is raised so that Kafka
+     * Streams moves the task at once rather than warming a standby up first.)
+     */
+    @org.junit.jupiter.api.Test
+    void aTaskMovingToANewInstanceRestoresTheSnapshotAndOnlyTheTail() throws Exception {
+        String appId = appId("scale-out", "file");
+        String inputTopic = appId + "-input";
+        WordInput input = new WordInput(RECORDS, 13L).topic(inputTopic);
+        Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri(), "acceptable.recovery.lag=1000000000"};
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        int half = RECORDS / 2;
+        input.produceUpTo(kafka, half);
+        AppProcess first = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true,
+            overrides);
+        AppProcess second = null;
+        try {
+            first.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            long processedHalf = half - half % 500;
+            first.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+                Duration.ofSeconds(120));
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            Map<Path, Long> settled = settledNewest(snapshots);
+            input.produceUpTo(kafka, half + 200);
+            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+
+            // a second instance, on a host without state (a static member of its own: EosCrashApp
+            // gives every instance the same group.instance.id, which would fence the first)
+            List<String> secondOverrides = new ArrayList<>(List.of(overrides));
+            secondOverrides.add("consumer.group.instance.id=" + appId + "-instance-2");
+            second = AppProcess.start(appId + "#b", kafka, appId, kafka.tmp.resolve(appId + "-b").toString(), true,
+                secondOverrides.toArray(String[]::new));
+            AppProcess joined = second;
+            BrokerFixture.await("the second instance restored a task", Duration.ofSeconds(120),
+                () -> joined.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-END ")).count() >= 3);
+            List<String> starts = second.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            long restored = second.restoredTotal();
+            say(String.format("[%s] the second instance restored %d records (changelogs: %d); %s", appId, restored,
+                changelogTotal, starts));
+            assertTrue(starts.size() >= 3, "it restored the stores of at least one task: " + starts);
+            for (String line : starts) {
+                assertTrue(Long.parseLong(line.split(" ")[3]) > 0, "restored from a snapshot, not from 0: " + line);
+            }
+            assertTrue(restored * 4 < changelogTotal / 2, "restored " + restored + " records of the moved task's changelogs"
+                + " (about " + changelogTotal / 2 + "): more than the tail");
+
+            input.produceUpTo(kafka, RECORDS);
+            kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(180));
+            List<String> problems = input.checkExactlyOnce(
+                kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
+            if (!problems.isEmpty()) kafka.showLogs(appId);
+            assertTrue(problems.isEmpty(), "output is not exactly-once after the scale-out:\n  " + String.join("\n  ", problems));
+        } finally {
+            if (second != null) second.stop();
+            first.stop();
+        }
+    }
+
+    /** Each store directory at the location with its newest snapshot's number. */
+    static Map<Path, Long> newest(Path location) {
+        Map<Path, Long> newest = new TreeMap<>();
+        if (!Files.isDirectory(location)) return newest;
+        try (Stream<Path> files = Files.walk(location)) {
+            files.filter(p -> p.getFileName().toString().endsWith(".manifest")).forEach(p -> newest.merge(
+                p.getParent().getParent(), Long.parseLong(p.getFileName().toString().replace(".manifest", "")), Math::max));
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // a file deleted by retention while walking: the next look sees the rest
+        }
+        return newest;
+    }
+
+    /** How many stores have a snapshot newer than in {@code before}. */
+    static long newer(Map<Path, Long> now, Map<Path, Long> before) {
+        return now.entrySet().stream().filter(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L)).count();
+    }
+
+    /** The newest snapshots once no new one has appeared for 2 seconds (at most 30 s). */
+    static Map<Path, Long> settledNewest(Path location) throws InterruptedException {
+        Map<Path, Long> last = newest(location);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        long stableSince = System.nanoTime();
+        while (System.nanoTime() < deadline && System.nanoTime() - stableSince < 2_000_000_000L) {
+            Thread.sleep(200);
+            Map<Path, Long> now = newest(location);
+            if (!now.equals(last)) {
+                last = now;
+                stableSince = System.nanoTime();
+            }
+        }
+        return last;
+    }
+
+    /** Store directories at the location with at least one manifest. */
+    static long storesWithSnapshots(Path location) {
+        if (!Files.isDirectory(location)) return 0;
+        try (Stream<Path> files = Files.walk(location)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".manifest")).map(p -> p.getParent().getParent())
+                .distinct().count();
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    static List<String> manifests(Path location) throws IOException {
+        try (Stream<Path> files = Files.walk(location)) {
+            return new ArrayList<>(files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
+                .map(p -> location.relativize(p).toString()).sorted().toList());
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) return;
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
