@@ -53,4 +53,8 @@ impl Staging for Direct {
     fn staged_writes(&self) -> u64 {
         0
     }
+
+    fn has_writes(&self) -> bool {
+        false
+    }
 }

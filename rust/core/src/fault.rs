@@ -7,6 +7,8 @@
 //! secondary-store spill size of the stores opened after it is set, so their transactions spill.
 //! `TXN_ROCKSDB_INGEST_BYTES=<n>` makes the secondary-store stores opened after it commit
 //! transactions that spilled at least `n` bytes by ingestion.
+//! `TXN_ROCKSDB_RESTORE_BUFFER_BYTES=<n>` makes the stores opened after it write their restore
+//! buffer (`restore.rs`) at `n` bytes, so small restores ingest several files.
 //!
 //! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
 //! commits; a test binary using it must not run other tests concurrently).
@@ -33,8 +35,11 @@ pub const POINTS: &[&str] = &[
     "commit:after-truncate",
     "recover:mid-copy",
     "recover:after-copy",
-    // restoring from the changelog, after each applied batch
+    // restoring from the changelog, after each applied batch; by ingestion (`restore.rs`): a
+    // buffer's file is built, not yet ingested; it is ingested, its deferred offsets not yet written
     "restore:after-batch",
+    "restore:before-ingest",
+    "restore:after-ingest",
     // upgrading a store's values to a newer format at open, after each batch but the last
     "upgrade:after-batch",
     // taking a snapshot: after each part of a file handed to the upload (the object not yet
@@ -151,6 +156,10 @@ mod imp {
     pub fn ingest_bytes(default: u64) -> u64 {
         std::env::var("TXN_ROCKSDB_INGEST_BYTES").ok().and_then(|bytes| bytes.parse().ok()).unwrap_or(default)
     }
+
+    pub fn restore_buffer_bytes(default: usize) -> usize {
+        std::env::var("TXN_ROCKSDB_RESTORE_BUFFER_BYTES").ok().and_then(|bytes| bytes.parse().ok()).unwrap_or(default)
+    }
 }
 
 #[cfg(not(feature = "fault-injection"))]
@@ -169,8 +178,13 @@ mod imp {
     pub fn ingest_bytes(default: u64) -> u64 {
         default
     }
+
+    #[inline(always)]
+    pub fn restore_buffer_bytes(default: usize) -> usize {
+        default
+    }
 }
 
 #[cfg(feature = "fault-injection")]
 pub use imp::arm_error;
-pub(crate) use imp::{copy_batch_bytes, ingest_bytes, point};
+pub(crate) use imp::{copy_batch_bytes, ingest_bytes, point, restore_buffer_bytes};

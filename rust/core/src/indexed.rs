@@ -108,4 +108,10 @@ impl Staging for IndexedBatch {
     fn staged_writes(&self) -> u64 {
         lock(&self.batch().writes).entries.len() as u64
     }
+
+    fn has_writes(&self) -> bool {
+        let batch = self.batch();
+        let writes = lock(&batch.writes);
+        !writes.entries.is_empty() || !writes.range_deletes.is_empty()
+    }
 }

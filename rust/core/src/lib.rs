@@ -9,8 +9,8 @@
 //! Modules, bottom up: `options` (the RocksDB options and column families a store opens with,
 //! the user's `tuning` over them), `offsets` (the offsets family), `corruption` (damaged files:
 //! the policy, the write-ahead log's checks), `db` (the RocksDB instance), `iter` (chunked range
-//! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `store` (the
-//! key-value store, which picks one at open), `segmented` with `window` and `session` on top of
+//! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `restore` (restore by
+//! ingestion), `store` (the key-value store, which picks one at open), `segmented` with `window` and `session` on top of
 //! it, `versioned` (Kafka's versioned key-value store) on the key-value store, and `any_store`
 //! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go), and
 //! on top `snapshot` (a store's snapshots in object storage: taken from a checkpoint between two
@@ -31,6 +31,7 @@ mod iter;
 pub mod memory;
 mod offsets;
 mod options;
+mod restore;
 mod secondary;
 pub mod segmented;
 pub mod snapshot;

@@ -44,6 +44,10 @@ pub(crate) trait Staging {
 
     /// Number of writes staged in the transaction.
     fn staged_writes(&self) -> u64;
+
+    /// Whether the transaction has staged anything (records or range deletes): a commit of it
+    /// would write more than offsets.
+    fn has_writes(&self) -> bool;
 }
 
 /// Locks `mutex`, ignoring poisoning: every critical section leaves its data consistent.

@@ -11,6 +11,7 @@ use crate::fault;
 use crate::indexed::IndexedBatch;
 use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
+use crate::restore::{self, RestoreBuffer};
 use crate::secondary::{self, TempStore};
 pub use crate::secondary::DEFAULT_SPILL_BYTES;
 use crate::staging::{lock, Staging};
@@ -23,6 +24,7 @@ use std::sync::{Arc, Mutex};
 fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
     let db = Arc::new(Db::open(path, options.sync_commit, options.corruption, options.statistics, &options.tuning)?);
     secondary::recover_at_open(&db)?;
+    restore::remove_leftovers(&db)?;
     value_format::open_in(&db, options.value_format)?;
     Ok(db)
 }
@@ -130,6 +132,18 @@ struct Shared {
     /// Held by every commit and rollback, and by [`KeyValueStore::checkpoint`]: a checkpoint is
     /// never taken in the middle of a commit (a secondary-store copy in several writes).
     commit_gate: Mutex<()>,
+    /// Restored records not yet in RocksDB (`restore.rs`); every operation that needs them there
+    /// settles it first.
+    restore: RestoreBuffer,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // What a restore buffered reaches RocksDB at close, as restored records always did.
+        if let Err(e) = self.restore.settle(&self.db) {
+            log::warn!("store {}: writing the restored records at close failed: {e}", self.db.path.display());
+        }
+    }
 }
 
 /// A transactional key-value store over one RocksDB instance. Cloning shares the same store.
@@ -169,7 +183,7 @@ impl KeyValueStore {
             (true, Strategy::SecondaryStore) => ChosenStaging::Secondary(TempStore::new(db.clone(), options.spill_bytes)),
         };
         log::debug!("opened store {} ({options:?})", db.path.display());
-        Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options, commit_gate: Mutex::new(()) }) })
+        Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options, commit_gate: Mutex::new(()), restore: RestoreBuffer::new() }) })
     }
 
     /// The options the store was opened with.
@@ -190,6 +204,7 @@ impl KeyValueStore {
     /// Passes the value of `key` to `f` without copying it out of RocksDB; sees what
     /// [`Self::get`] sees.
     pub fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+        self.settle_restore()?;
         staging!(self, staging => staging.get_with(key, committed_only, f))
     }
 
@@ -201,6 +216,7 @@ impl KeyValueStore {
     /// As [`Self::put`], taking ownership of the bytes (the indexed-batch strategy then stages them
     /// without copying).
     pub fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>) -> Result<()> {
+        self.settle_restore()?;
         staging!(self, staging => staging.put_owned(key, value))
     }
 
@@ -214,6 +230,7 @@ impl KeyValueStore {
     /// A [`Write::DeleteRange`] is not visible to reads before the commit; callers use it only
     /// for data their reads already exclude (expired segments).
     pub fn write_all<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
+        self.settle_restore()?;
         staging!(self, staging => staging.write_all(writes))
     }
 
@@ -237,6 +254,7 @@ impl KeyValueStore {
     /// An iterator over `range` (see [`Range`]). Under indexed-batch it also sees writes staged
     /// after it was opened; under secondary-store it reads one snapshot, as Kafka's iterators do.
     pub fn range(&self, range: Range) -> Result<RangeIter> {
+        self.settle_restore()?;
         staging!(self, staging => staging.range(range))
     }
 
@@ -248,28 +266,47 @@ impl KeyValueStore {
     pub fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
         let _gate = lock(&self.shared.commit_gate);
         let offset_writes = offsets::offset_writes(updates, position, || self.committed_offsets())?;
+        // Offsets only, while restored records wait in the buffer: written after them (`restore.rs`).
+        let offset_writes = match staging!(self, staging => staging.has_writes()) {
+            false => match self.shared.restore.defer(&self.shared.db, offset_writes)? {
+                Some(offset_writes) => offset_writes,
+                None => return Ok(()),
+            },
+            true => {
+                self.settle_restore()?;
+                offset_writes
+            }
+        };
         staging!(self, staging => staging.commit(offset_writes))
     }
 
     /// The committed changelog offsets.
     pub fn committed_offsets(&self) -> Result<Vec<(TopicPartition, i64)>> {
+        self.settle_restore()?;
         self.shared.db.committed_offsets()
     }
 
     /// The position blob written by the last commit that carried one.
     pub fn committed_position(&self) -> Result<Option<Vec<u8>>> {
+        self.settle_restore()?;
         self.shared.db.committed_position()
     }
 
-    /// Applies a batch of changelog records (a `None` value deletes) straight to committed data,
-    /// in one RocksDB write. Staged writes, if any, still shadow the restored keys.
+    /// Applies a batch of changelog records (a `None` value deletes) to committed data: buffered,
+    /// then ingested into RocksDB as a sorted file (`restore.rs`). Every read sees them. Staged
+    /// writes, if any, still shadow the restored keys.
     pub fn restore<'a>(&self, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
-        self.restore_writes(records.into_iter().map(Write::from))
+        staging!(self, staging => staging.check_writable())?;
+        self.shared.restore.restore(&self.shared.db, records)?;
+        fault::point("restore:after-batch")?;
+        Ok(())
     }
 
-    /// As [`Self::restore`], for callers that also drop ranges (expired segments).
+    /// As [`Self::restore`], for callers that also drop ranges (expired segments): in one RocksDB
+    /// write.
     pub fn restore_writes<'a>(&self, writes: impl IntoIterator<Item = Write<'a>>) -> Result<()> {
         staging!(self, staging => staging.check_writable())?;
+        self.settle_restore()?;
         self.shared.db.write_restored(writes)?;
         fault::point("restore:after-batch")?;
         Ok(())
@@ -294,7 +331,13 @@ impl KeyValueStore {
     /// and offsets of the last commit, plus what restore and write-through writes added since.
     pub(crate) fn checkpoint(&self, dir: &Path) -> Result<()> {
         let _gate = lock(&self.shared.commit_gate);
+        self.settle_restore()?;
         self.shared.db.checkpoint(dir)
+    }
+
+    /// Writes what the restore buffer holds, so RocksDB has every restored record.
+    fn settle_restore(&self) -> Result<()> {
+        self.shared.restore.settle(&self.shared.db)
     }
 
     /// Bytes held by the uncommitted writes.
@@ -309,6 +352,7 @@ impl KeyValueStore {
 
     /// RocksDB's estimate of the committed keys plus the number of staged writes.
     pub fn approximate_num_entries(&self) -> Result<u64> {
+        self.settle_restore()?;
         let db = &self.shared.db;
         let committed = db
             .rocks

@@ -574,3 +574,84 @@ fn a_crash_then_a_damaged_wal_opens_at_a_commit_boundary() {
     assert_eq!(cases, 3 * (2 + 4) * WAL_DAMAGES.len());
     assert!(earlier > cases / 4, "the damage removed commits in only {earlier} of {cases} cases: it hardly bites");
 }
+
+/// Batches of [`restore_by_ingestion`]'s changelog, each committed with offset `(b + 1) * 100`.
+const INGESTED_BATCHES: u64 = 30;
+
+/// Restores batches `from..` of [`INGESTED_BATCHES`] into a key-value store, committing the
+/// offset after each (as Kafka commits a restoring store), mostly distinct keys (so a record lost
+/// behind its offset shows), a sixth of them deletes.
+fn restore_from(store: &txn_rocksdb::KeyValueStore, from: u64) {
+    for b in from..INGESTED_BATCHES {
+        let mut rng = Rng(0x1A2B_3C4D ^ (b + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = (0..50)
+            .map(|i| {
+                let key = format!("key-{:04}", rng.below(3_000)).into_bytes();
+                let value = (rng.below(6) != 0).then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(50) as usize)).into_bytes());
+                (key, value)
+            })
+            .collect();
+        store.restore(records.iter().map(|(k, v)| (k.as_slice(), v.as_deref()))).unwrap();
+        store.commit(&[(tp(), Some((b as i64 + 1) * 100))], None).unwrap();
+    }
+}
+
+/// Child entry point of [`restore_by_ingestion`]: restores the whole changelog.
+#[test]
+fn restoring_child() {
+    let Ok(spec) = std::env::var("RESTORE_CHILD") else { return };
+    let [dir, strategy]: [&str; 2] = spec.split('|').collect::<Vec<_>>().try_into().unwrap();
+    let options = StoreOptions { strategy: Strategy::parse(strategy).unwrap(), ..StoreOptions::default() };
+    let store = txn_rocksdb::KeyValueStore::open(dir, options).unwrap();
+    restore_from(&store, 0);
+}
+
+/// A restore by ingestion (restore buffers small enough that the changelog goes in as about ten
+/// files, the commits between them deferred until their records are in) killed with SIGKILL
+/// while it builds a file, right after an ingestion, or between batches: the store reopens with
+/// the offsets of one of its commits (or none), holding at least that commit's records, and
+/// Kafka restoring the rest from there gives exactly the state of a restore never killed. Once a
+/// file was ingested, the commits it covers survive.
+#[test]
+fn a_kill_during_a_restore_by_ingestion_reopens_at_a_commit_and_restoring_the_rest_converges() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let reference_dir = tempfile::tempdir().unwrap();
+        let expected = {
+            let store = txn_rocksdb::KeyValueStore::open(reference_dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            restore_from(&store, 0);
+            let dump = Subject::KeyValue(store).dump();
+            assert_eq!(dump.1, vec![(tp(), INGESTED_BATCHES as i64 * 100)]);
+            dump
+        };
+        let faults = ["restore:before-ingest@1", "restore:before-ingest@3", "restore:after-ingest@1", "restore:after-ingest@2",
+            "restore:after-ingest@4", "restore:after-batch@7", "restore:after-batch@20"];
+        for fault in faults {
+            let what = format!("{strategy:?} killed at {fault}");
+            let dir = tempfile::tempdir().unwrap();
+            let status = Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "restoring_child", "--nocapture", "--test-threads=1"])
+                .env("RESTORE_CHILD", format!("{}|{}", dir.path().display(), strategy.name()))
+                .env("TXN_ROCKSDB_FAULT", fault)
+                .env("TXN_ROCKSDB_RESTORE_BUFFER_BYTES", "8000")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .unwrap();
+            assert_eq!(status.signal(), Some(9), "{what}: the crash point was never reached");
+            let store = txn_rocksdb::KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            let offsets = store.committed_offsets().unwrap();
+            let done = match offsets.as_slice() {
+                [] => 0,
+                [(partition, offset)] if *partition == tp() && offset % 100 == 0 => (*offset / 100) as u64,
+                other => panic!("{what}: offsets {other:?} are no commit's"),
+            };
+            if fault.starts_with("restore:after-ingest") && fault != "restore:after-ingest@1" {
+                assert!(done > 0, "{what}: the commits covered by the files ingested before were lost");
+            }
+            // Kafka restores the rest from the stored offset
+            restore_from(&store, done);
+            drop(store);
+            assert_state(dir.path(), Kind::KeyValue, strategy, &expected, &format!("{what}, restored again from batch {done}"));
+        }
+    }
+}

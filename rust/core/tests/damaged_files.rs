@@ -267,3 +267,135 @@ fn indexed_batch_stores_with_damaged_files_open_at_a_commit_heal_or_refuse() {
 fn secondary_store_stores_with_damaged_files_open_at_a_commit_heal_or_refuse() {
     every_file_kind_damaged_every_way(Strategy::SecondaryStore);
 }
+
+/// Batches of the changelog a store restores by ingestion below, each committed with offset
+/// `(b + 1) * 10`.
+const RESTORED_BATCHES: u64 = 24;
+
+/// Restores batches `from..` of [`RESTORED_BATCHES`] (mostly distinct keys, a sixth deletes),
+/// committing after each, as Kafka drives a restore.
+fn restore_from(store: &txn_rocksdb::KeyValueStore, from: u64) -> txn_rocksdb::Result<()> {
+    for b in from..RESTORED_BATCHES {
+        let mut rng = common::Rng(0x5EED_0001 ^ (b + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = (0..60)
+            .map(|i| {
+                let key = format!("key-{:04}", rng.below(4_000)).into_bytes();
+                let value = (rng.below(6) != 0).then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(60) as usize)).into_bytes());
+                (key, value)
+            })
+            .collect();
+        store.restore(records.iter().map(|(k, v)| (k.as_slice(), v.as_deref())))?;
+        store.commit(&[(common::tp(), Some((b as i64 + 1) * 10))], None)?;
+    }
+    Ok(())
+}
+
+/// Child of the test below: restores the whole changelog with small restore buffers
+/// (`TXN_ROCKSDB_RESTORE_BUFFER_BYTES`, set by the parent), so it lands as several ingested files.
+#[test]
+fn restoring_child() {
+    let Ok(spec) = std::env::var("RESTORE_CHILD") else { return };
+    let [dir, strategy]: [&str; 2] = spec.split('|').collect::<Vec<_>>().try_into().unwrap();
+    let options = StoreOptions { strategy: Strategy::parse(strategy).unwrap(), ..StoreOptions::default() };
+    restore_from(&txn_rocksdb::KeyValueStore::open(dir, options).unwrap(), 0).unwrap();
+}
+
+/// A store restored by ingestion (its data in ingested SST files, its offsets in the WAL and
+/// the MANIFEST), every file damaged every way, under every policy: it refuses, or opens empty
+/// for its changelog (wiped), or opens with the offsets of one of its commits (or none) and
+/// restoring the rest of the changelog from there gives exactly the restored state; a read that
+/// meets the damage fails with `Error::Damaged` and the next open heals or refuses.
+#[test]
+fn a_store_restored_by_ingestion_with_damaged_files_restores_the_rest_heals_or_refuses() {
+    for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
+        let root = tempfile::tempdir().unwrap();
+        let expected = {
+            let dir = root.path().join("reference");
+            let store = txn_rocksdb::KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            restore_from(&store, 0).unwrap();
+            Subject::KeyValue(store).dump()
+        };
+        let dir = root.path().join("restored");
+        std::fs::create_dir_all(&dir).unwrap();
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "restoring_child", "--nocapture", "--test-threads=1"])
+            .env("RESTORE_CHILD", format!("{}|{}", dir.display(), strategy.name()))
+            .env("TXN_ROCKSDB_RESTORE_BUFFER_BYTES", "8000")
+            .status()
+            .unwrap();
+        assert!(status.success(), "{strategy:?}: the restoring child failed");
+        let all_files = files(&dir);
+        let ssts = all_files.iter().filter(|(_, k)| *k == "sst").count();
+        // (the ingested files, compacted: universal compaction merges them as they land)
+        assert!(ssts >= 1, "{strategy:?}: the restored records are in no SST file ({all_files:?})");
+        let mut tally = Tally::default();
+        let mut case = 0;
+        for (name, _) in &all_files {
+            for how in DAMAGES {
+                for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit] {
+                    let copy = copy_of(&dir, root.path(), case);
+                    case += 1;
+                    damage(&copy.join(name), how);
+                    let what = format!("{strategy:?} restored by ingestion, {name} {how:?}, {policy:?}");
+                    check_restored(&copy, strategy, policy, &expected, &what, &mut tally);
+                    std::fs::remove_dir_all(&copy).unwrap();
+                }
+            }
+        }
+        eprintln!("{}: restored by ingestion: {tally:?}", strategy.name());
+        assert!(tally.wiped > 0 && tally.refused > 0, "{strategy:?}: {tally:?}");
+    }
+}
+
+/// [`check`] for a restored store: opened, it holds a commit's offsets (or none) and at least
+/// that commit's records, so restoring the rest from there gives `expected`.
+fn check_restored(copy: &Path, strategy: Strategy, policy: CorruptionPolicy, expected: &Dump, what: &str, tally: &mut Tally) {
+    let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
+    let store = match txn_rocksdb::KeyValueStore::open(copy, options.clone()) {
+        Ok(store) => store,
+        Err(e) => {
+            assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: a store with a changelog refused to open: {e}");
+            assert!(matches!(e, Error::CorruptedWal { .. } | Error::Damaged { .. }), "{what}: {e:?}");
+            tally.refused += 1;
+            return;
+        }
+    };
+    let wiped = store.stats()[Stat::Wipes as usize] == 1;
+    if wiped {
+        assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: wiped without a changelog");
+        tally.wiped += 1;
+    }
+    // Kafka restores the rest from the stored offset; a read that meets the damage fails instead
+    let restored = (|| {
+        let done = match store.committed_offsets()?.as_slice() {
+            [] => 0,
+            [(partition, offset)] if *partition == common::tp() && offset % 10 == 0 => (*offset / 10) as u64,
+            other => panic!("{what}: offsets {other:?} are no commit's"),
+        };
+        assert!(!wiped || done == 0, "{what}: a wiped store kept offsets");
+        restore_from(&store, done)?;
+        Ok::<_, Error>((done, Subject::KeyValue(store).try_dump()?))
+    })();
+    match restored {
+        Ok((done, got)) => {
+            assert!(got == *expected, "{what}: restoring from batch {done} did not give the restored state");
+            if wiped {
+            } else if done == RESTORED_BATCHES {
+                tally.at_boundary += 1;
+            } else {
+                tally.at_earlier_commit += 1;
+            }
+        }
+        Err(e) => {
+            assert!(matches!(e, Error::Damaged { .. }), "{what}: a read failed with {e:?}");
+            match txn_rocksdb::KeyValueStore::open(copy, options) {
+                Ok(again) => {
+                    assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: reopened a store marked damaged");
+                    assert_eq!(again.stats()[Stat::Wipes as usize], 1, "{what}: reopened without wiping");
+                }
+                Err(e) => assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: refused after a read found damage: {e}"),
+            }
+            tally.read_failed_then_handled += 1;
+        }
+    }
+}

@@ -33,7 +33,7 @@ use super::roll_forward::{finish, generation_iterator, Phase};
 use crate::db::Db;
 use crate::error::Result;
 use crate::fault;
-use rust_rocksdb::{IngestExternalFileOptions, SstFileWriter, WriteBatch};
+use rust_rocksdb::{SstFileWriter, WriteBatch};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use txn_rocksdb_format::commit_record::CommitRecord;
@@ -70,14 +70,7 @@ pub(crate) fn ingest(db: &Arc<Db>, record: &CommitRecord, before_decision: impl 
     fault::point("commit:before-ingest")?;
 
     if !files.is_empty() {
-        let mut options = IngestExternalFileOptions::default();
-        // Moved (hard-linked into the store, the name under `ingest/` deleted) where a deleted name
-        // goes at once. On Windows the name of a file that is open stays until its last handle
-        // closes, and RocksDB keeps each ingested file open: `ingest/` could not be deleted
-        // ("Directory is not empty", found under Wine), so the next ingestion failed. There the
-        // files are copied.
-        options.set_move_files(!cfg!(windows));
-        db.rocks.ingest_external_file_cf_opts(db.data(), &options, files).map_err(|e| db.rocks_err(e))?;
+        db.ingest(files)?;
     }
     fault::point("commit:after-ingest")?;
     finish(db, record, Phase::Commit, WriteBatch::default(), bytes, true)?;

@@ -353,6 +353,11 @@ impl Staging for TempStore {
         let current = lock(&self.current);
         current.spilled_records + lock(&self.unspilled).entries.len() as u64
     }
+
+    fn has_writes(&self) -> bool {
+        let current = lock(&self.current);
+        self.spilled.load(Ordering::Acquire) || !current.range_deletes.is_empty() || !lock(&self.unspilled).entries.is_empty()
+    }
 }
 
 /// The committed view while a commit copies (it is not one atomic write): a seqlock over a
