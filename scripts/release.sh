@@ -5,8 +5,8 @@
 # libraries (dist/platforms.txt). Each library is checked, or the release fails: its SHA-256 against
 # its entry in the jar, its architecture (`file`), its exports (every Java_* function the jar's
 # classes declare native must be exported: nm, llvm-nm, llvm-objdump) and, for macOS and Windows,
-# the libraries it links (only the system's: libSystem, libc++ and CoreFoundation on macOS; no
-# MinGW runtime DLL on Windows).
+# the libraries it links (only the system's: libSystem, libc++, libiconv and the CoreFoundation
+# and Security frameworks on macOS; no MinGW runtime DLL on Windows).
 #
 #   scripts/release.sh [--platforms=P,P,...] [--from=DIR]
 #
@@ -99,7 +99,7 @@ foreign_libraries() {
     # (--dylibs-used lists the library's own install name too: --dylib-id tells it.)
     darwin-*) llvm-objdump --macho --dylibs-used "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//; s/ \(compatibility.*//' \
       | grep -vxF "$(llvm-objdump --macho --dylib-id "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//')" \
-      | grep -vE '^(/usr/lib/libSystem\.B\.dylib|/usr/lib/libc\+\+(abi)?(\.1)?\.dylib|/System/Library/Frameworks/CoreFoundation\.framework/Versions/A/CoreFoundation)$' || true ;;
+      | grep -vE '^(/usr/lib/(libSystem\.B|libc\+\+(abi)?(\.1)?|libiconv\.2|libcharset\.1)\.dylib|/System/Library/Frameworks/(CoreFoundation|Security)\.framework/Versions/A/(CoreFoundation|Security))$' || true ;;
     # MinGW's runtime DLLs (libstdc++-6, libgcc_s_seh-1, libwinpthread-1) are not on a Windows
     # machine; Windows' own DLLs never start with "lib".
     windows-*) llvm-objdump -p "$2" | sed -nE 's/^[[:space:]]*DLL Name: //p' | grep -iE '^lib' || true ;;
