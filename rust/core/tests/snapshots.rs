@@ -548,3 +548,55 @@ fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
         }
     }
 }
+
+/// A store of about 3 MB of incompressible values, committed (at offset 10).
+fn store_of_3_mb(dir: &Path) -> txn_rocksdb::KeyValueStore {
+    let store = txn_rocksdb::KeyValueStore::open(dir, StoreOptions::default()).unwrap();
+    let mut rng = common::Rng(0x5EED_1234_5678_9ABD);
+    for i in 0..3_000u32 {
+        let value: Vec<u8> = (0..125).flat_map(|_| rng.next().to_le_bytes()).collect();
+        store.put(format!("key-{i:05}").as_bytes(), Some(&value)).unwrap();
+    }
+    store.commit(&[(tp(), Some(10))], None).unwrap();
+    store
+}
+
+#[test]
+fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_once() {
+    let bench = Bench::new();
+    let store = store_of_3_mb(&bench.store);
+    let limit = 1_000_000;
+    let limited = Location::parse(&format!("file://{}", bench.objects.display()), &[]).unwrap().with_upload_limit(limit);
+    let started = std::time::Instant::now();
+    let taken = snapshot::take(&store, &limited, STORE_ID).unwrap();
+    let took = started.elapsed();
+    assert!(taken.bytes_uploaded > 2_500_000, "{taken:?}");
+    // each file waits before each piece (a tenth of a second's worth) but its first until the
+    // bytes sent are those the rate allows: at least (bytes - one piece per file) / rate
+    let floor = (taken.bytes_uploaded - taken.files_uploaded as u64 * (limit / 10)) as f64 / limit as f64;
+    assert!(took.as_secs_f64() >= floor, "{} bytes in {took:?}, faster than {limit} bytes/s ({floor:.2} s)", taken.bytes_uploaded);
+    let state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+
+    // a cancel while it waits for the rate: within a part of a second, not after the file
+    store.put(b"one-more", Some(&[1u8; 3_000_000])).unwrap();
+    store.commit(&[(tp(), Some(20))], None).unwrap();
+    let prepared = snapshot::prepare(&store).unwrap();
+    let slow = Location::parse(&format!("file://{}", bench.objects.display()), &[]).unwrap().with_upload_limit(100_000);
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let upload = scope.spawn(|| snapshot::upload(prepared, &slow, STORE_ID, &cancel));
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let cancelled_at = std::time::Instant::now();
+        cancel.store(true, std::sync::atomic::Ordering::Release);
+        let e = upload.join().unwrap().unwrap_err();
+        assert!(e.to_string().contains("cancelled"), "{e}");
+        assert!(cancelled_at.elapsed() < std::time::Duration::from_secs(5), "the cancel took {:?}", cancelled_at.elapsed());
+    });
+    drop(store);
+
+    // the limited snapshot restores exactly its commit
+    std::fs::remove_dir_all(&bench.store).unwrap();
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap().unwrap().seq, 1);
+    let restored = txn_rocksdb::KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+    assert!((restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), restored.committed_offsets().unwrap()) == state);
+}

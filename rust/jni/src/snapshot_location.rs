@@ -51,11 +51,14 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     _class: JClass<'l>,
     uri: JString<'l>,
     options: JString<'l>,
+    upload_bytes_per_second: jlong,
 ) -> jlong {
     run(&mut env, |env| {
         let uri = string(env, &uri, "snapshot location")?;
         let options = string(env, &options, "snapshot location options")?;
-        Ok(into_handle(Location::parse(&uri, &location_options(&options)?)?))
+        let limit = u64::try_from(upload_bytes_per_second)
+            .map_err(|_| invalid(format!("the upload limit must be at least 0, not {upload_bytes_per_second}")))?;
+        Ok(into_handle(Location::parse(&uri, &location_options(&options)?)?.with_upload_limit(limit)))
     })
 }
 

@@ -29,6 +29,8 @@ pub struct Location {
     store: Arc<dyn ObjectStore>,
     root: ObjectPath,
     runtime: tokio::runtime::Runtime,
+    /// The most bytes per second a file is sent at ([`Location::with_upload_limit`]); none: 0.
+    upload_limit: u64,
     /// The checksums of SST files earlier snapshots through this location read, so that a file
     /// is read for its checksum once, not at every snapshot (see [`super::take::upload`]).
     pub(crate) checksums: super::take::ChecksumCache,
@@ -94,8 +96,19 @@ impl Location {
             store: Arc::from(store),
             root,
             runtime,
+            upload_limit: 0,
             checksums: Default::default(),
         })
+    }
+
+    /// The location sending each file at most `bytes_per_second` on average (0: as fast as it
+    /// goes), so that snapshots leave the host's network to the application: it reads the file in
+    /// pieces of a tenth of a second's worth (64 KiB to 8 MiB) and, once it got ahead of the limit,
+    /// waits (a cancel still stops it within 100 ms). The object store receives the parts of
+    /// 8 MiB (`PART_BYTES`) as they fill. Restores are never limited: a store waits for them.
+    pub fn with_upload_limit(mut self, bytes_per_second: u64) -> Location {
+        self.upload_limit = bytes_per_second;
+        self
     }
 
     /// The URI the location was parsed from.
@@ -179,12 +192,24 @@ impl Location {
     /// Returns the bytes sent. `cancel` set stops it between two parts (the upload aborted).
     pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, cancel: &AtomicBool) -> Result<u64> {
         let mut input = std::fs::File::open(file).map_err(|e| self.err(path, format!("reading {}: {e}", file.display())))?;
+        let piece = match self.upload_limit {
+            0 => PART_BYTES,
+            limit => usize::try_from(limit / 10).unwrap_or(PART_BYTES).clamp(64 << 10, PART_BYTES),
+        };
+        let started = std::time::Instant::now();
         self.runtime.block_on(async {
             let upload = self.store.put_multipart(path).await.map_err(|e| self.err(path, e))?;
             let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
-            let mut buffer = vec![0u8; PART_BYTES];
+            let mut buffer = vec![0u8; piece];
             let mut sent = 0u64;
             loop {
+                // ahead of the limit: wait until the bytes sent are those its rate allows
+                while let Some(ahead) = self.ahead_of_limit(sent, started.elapsed()) {
+                    if cancel.load(Ordering::Acquire) {
+                        break;
+                    }
+                    tokio::time::sleep(ahead.min(std::time::Duration::from_millis(100))).await;
+                }
                 if cancel.load(Ordering::Acquire) {
                     let _ = writer.abort().await;
                     return Err(super::take::cancelled(self));
@@ -209,6 +234,16 @@ impl Location {
             writer.finish().await.map_err(|e| self.err(path, e))?;
             Ok(sent)
         })
+    }
+
+    /// How long sending `sent` bytes `elapsed` after the start is ahead of the upload limit
+    /// (`None`: not ahead, or no limit).
+    fn ahead_of_limit(&self, sent: u64, elapsed: std::time::Duration) -> Option<std::time::Duration> {
+        if self.upload_limit == 0 {
+            return None;
+        }
+        let allowed_at = std::time::Duration::from_secs_f64(sent as f64 / self.upload_limit as f64);
+        allowed_at.checked_sub(elapsed).filter(|ahead| !ahead.is_zero())
     }
 
     /// Writes `bytes` to `path` unless an object is there already; returns whether it wrote.

@@ -216,6 +216,17 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #SNAPSHOT_RETAINED_CONFIG}. */
     public static final int SNAPSHOT_RETAINED_DEFAULT = 3;
 
+    /**
+     * {@value}: long, bytes per second, at least 0, default {@link #SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT}
+     * (0: no limit). The most each store sends its snapshots' files at, on average over each file,
+     * so that snapshots leave the host's network to the application (each store's own limit: n stores
+     * sending at once send up to n times this). Restores from snapshots are never limited.
+     */
+    public static final String SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG = "txn.rocksdb.snapshot.upload.bytes.per.second";
+
+    /** Default of {@link #SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG}: no limit. */
+    public static final long SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT = 0L;
+
     /** {@value}: the prefix of every txn-rocksdb entry. */
     public static final String PREFIX = "txn.rocksdb.";
 
@@ -260,6 +271,10 @@ public final class TxnRocksDBConfig {
             Importance.LOW, "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
         .define(SNAPSHOT_RETAINED_CONFIG, Type.INT, SNAPSHOT_RETAINED_DEFAULT, ConfigDef.Range.atLeast(1),
             Importance.LOW, "snapshots kept per store; older ones and the files only they reference are deleted")
+        .define(SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, Type.LONG, SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT,
+            ConfigDef.Range.atLeast(0), Importance.LOW,
+            "the most bytes per second each store sends its snapshots' files at, on average over each file (0: no"
+                + " limit); restores are never limited")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");

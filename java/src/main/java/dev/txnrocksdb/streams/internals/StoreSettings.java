@@ -32,6 +32,7 @@ public final class StoreSettings {
     private final Map<String, String> snapshotOptions;
     private final long snapshotIntervalMs;
     private final int snapshotsRetained;
+    private final long snapshotUploadBytesPerSecond;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -52,6 +53,7 @@ public final class StoreSettings {
         this.snapshotOptions = settings.snapshotOptions;
         this.snapshotIntervalMs = settings.snapshotIntervalMs;
         this.snapshotsRetained = settings.snapshotsRetained;
+        this.snapshotUploadBytesPerSecond = settings.snapshotUploadBytesPerSecond;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -88,6 +90,7 @@ public final class StoreSettings {
         this.snapshotLocation = ((String) ours.get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG)).trim();
         this.snapshotIntervalMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG);
         this.snapshotsRetained = (Integer) ours.get(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG);
+        this.snapshotUploadBytesPerSecond = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG);
         this.storeRocksDBOptions = Map.copyOf(perStore);
         this.spillBytes = (Long) ours.get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
         this.storeSpillBytes = Map.copyOf(perStoreSpillBytes);
@@ -234,6 +237,11 @@ public final class StoreSettings {
     /** {@link TxnRocksDBConfig#SNAPSHOT_RETAINED_CONFIG}. */
     public int snapshotsRetained() {
         return snapshotsRetained;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG} (0: no limit). */
+    public long snapshotUploadBytesPerSecond() {
+        return snapshotUploadBytesPerSecond;
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */

@@ -153,7 +153,7 @@ public final class StoreSnapshots implements AutoCloseable {
         String storeId = applicationId + "/" + storeName + "/" + changelog.partition() + "-" + state.topicId;
         NativeSnapshotLocation location;
         try {
-            location = NativeSnapshotLocation.open(uri, settings.snapshotOptions());
+            location = NativeSnapshotLocation.open(uri, settings.snapshotOptions(), settings.snapshotUploadBytesPerSecond());
         } catch (RuntimeException e) {
             log.warn("Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
                 storeName, e.getMessage());

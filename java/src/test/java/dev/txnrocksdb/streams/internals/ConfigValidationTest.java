@@ -189,7 +189,7 @@ class ConfigValidationTest {
         if ("".equals(value)) {
             return "(empty)";
         }
-        if (value instanceof Long && (Long) value % (1L << 20) == 0) {
+        if (value instanceof Long && (Long) value != 0 && (Long) value % (1L << 20) == 0) {
             return "`" + value + "` (" + ((Long) value >> 20) + " MiB)";
         }
         return "`" + value + "`";

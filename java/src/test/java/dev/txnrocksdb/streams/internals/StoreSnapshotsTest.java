@@ -280,5 +280,12 @@ class StoreSnapshotsTest {
             "eu-west-1")).snapshotOptions());
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG, 0)));
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, -1L)));
+        assertThrows(ConfigException.class,
+            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, -1L)));
+        assertEquals(0L, settings(Map.of()).snapshotUploadBytesPerSecond(), "no limit by default");
+        assertEquals(5_000_000L, settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, "5000000"))
+            .snapshotUploadBytesPerSecond());
+        assertThrows(IllegalArgumentException.class,
+            () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open("file:///tmp/x", Map.of(), -1));
     }
 }

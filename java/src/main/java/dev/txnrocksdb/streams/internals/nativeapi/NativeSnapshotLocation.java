@@ -47,6 +47,20 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      *     option is unknown (the message names the key, never a value)
      */
     public static NativeSnapshotLocation open(String uri, Map<String, String> options) {
+        return open(uri, options, 0);
+    }
+
+    /**
+     * Opens the location a URI names, sending each file at most {@code uploadBytesPerSecond} on
+     * average (0: no limit; restores are never limited); as {@link #open(String, Map)} otherwise.
+     *
+     * @throws IllegalArgumentException also if {@code uploadBytesPerSecond} is negative
+     */
+    public static NativeSnapshotLocation open(String uri, Map<String, String> options, long uploadBytesPerSecond) {
+        if (uploadBytesPerSecond < 0) {
+            throw new IllegalArgumentException("uploadBytesPerSecond must be at least 0 (0: no limit), not "
+                + uploadBytesPerSecond);
+        }
         Objects.requireNonNull(uri, "uri cannot be null");
         StringBuilder joined = new StringBuilder();
         options.forEach((key, value) -> {
@@ -56,7 +70,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
             }
             joined.append(key).append('=').append(value).append('\n');
         });
-        return new NativeSnapshotLocation(uri, open0(uri, joined.toString()));
+        return new NativeSnapshotLocation(uri, open0(uri, joined.toString(), uploadBytesPerSecond));
     }
 
     /** The URI the location was opened with. */
@@ -217,7 +231,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         return values;
     }
 
-    private static native long open0(String uri, String options);
+    private static native long open0(String uri, String options, long uploadBytesPerSecond);
 
     private static native void close(long handle);
 
