@@ -7,26 +7,13 @@
 //! 1,000 with offsets committed every 10,000, closes and reopens the store, waits until its files
 //! stop changing, then times rounds of 1,000,000 gets of random keys and prints each round's rate.
 
+mod common;
+
+use common::{key, Rng};
 use std::time::{Duration, Instant};
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
-fn key(i: u64) -> [u8; 16] {
-    let mut key = [0u8; 16];
-    key[..8].copy_from_slice(&i.to_be_bytes());
-    key[8..].copy_from_slice(&0x5EED_5EED_5EED_5EEDu64.to_be_bytes());
-    key
-}
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn files(dir: &std::path::Path) -> Vec<(String, u64)> {
     let mut files: Vec<_> = std::fs::read_dir(dir)

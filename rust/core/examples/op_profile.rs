@@ -12,27 +12,14 @@
 //! ingestion; `restore-memtable` the same through the memtable, one write per batch.
 //! Divide the counted instructions by `ops` for a cost per operation.
 
+mod common;
+
+use common::{key, Rng};
 use txn_rocksdb::{KeyValueStore, StoreOptions, Strategy, TopicPartition};
 
 const KEYS: u64 = 100_000;
 
-fn key(i: u64) -> [u8; 16] {
-    let mut key = [0u8; 16];
-    key[..8].copy_from_slice(&i.to_be_bytes());
-    key[8..].copy_from_slice(&0x5EED_5EED_5EED_5EEDu64.to_be_bytes());
-    key
-}
 
-struct Rng(u64);
-
-impl Rng {
-    fn next_below(&mut self, bound: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % bound
-    }
-}
 
 fn tp() -> TopicPartition {
     TopicPartition { topic: "changelog".into(), partition: 0 }

@@ -178,11 +178,8 @@ class SnapshotRestoreTest {
 
         input.produceUpTo(kafka, RECORDS / 4);
         Path firstHost = kafka.tmp.resolve(appId + "-host1");
-        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
+        AppProcess app = startUntilEveryStoreHasASnapshot(appId, firstHost, snapshots, overrides);
         try {
-            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
             s3.stop();
             long before = app.lastProcessed();
             input.produceUpTo(kafka, RECORDS / 2);
@@ -318,16 +315,7 @@ class SnapshotRestoreTest {
 
         input.produceUpTo(kafka, RECORDS / 4);
         Path firstHost = kafka.tmp.resolve(appId + "-host1");
-        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
-        try {
-            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
-            app.kill();
-        } catch (Throwable t) {
-            app.kill();
-            throw t;
-        }
+        startUntilEveryStoreHasASnapshot(appId, firstHost, snapshots, overrides).kill();
         deleteTree(firstHost);
         Map<Path, Long> oldTopics = settledNewest(snapshots);
         // an application reset, as kafka-streams-application-reset --force does it: the group's
@@ -352,7 +340,8 @@ class SnapshotRestoreTest {
                 });
         }
 
-        app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
+        AppProcess app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true,
+            overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
             long[] restored = app.metric("snapshot-restored");
@@ -388,6 +377,24 @@ class SnapshotRestoreTest {
             throw t;
         } finally {
             app.stop();
+        }
+    }
+
+    /**
+     * Starts the app on its first host and waits until it runs and every store of every partition
+     * has a snapshot; kills it if that does not happen.
+     */
+    static AppProcess startUntilEveryStoreHasASnapshot(String appId, Path host, Path snapshots, String[] overrides)
+            throws Exception {
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, host.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            BrokerFixture.await("a snapshot of each of the " + 3 * PARTITIONS + " stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            return app;
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
         }
     }
 
