@@ -8,10 +8,12 @@
 #
 #   scripts/build-native.sh [--platform=P] [--skip-cargo=true|false] [--target-dir=DIR] [CLASSES_DIR]
 #
-# --platform builds for another platform than this machine's; the one cross build it knows is
-# linux-aarch64 on a linux-x86_64 Debian machine, with Debian's Rust toolchain and gcc cross compilers
-# (scripts/install-cross-deps.sh installs them; rustup cannot download the aarch64 standard library
-# here). It builds into <target dir>/cross/, so it never waits for, or invalidates, the native build.
+# --platform builds for another platform than this machine's: from a linux-x86_64 Debian machine,
+# linux-aarch64 (Debian's Rust toolchain and gcc cross compilers), windows-x86_64 (MinGW-w64) and
+# darwin-aarch64/darwin-x86_64 (Zig), installed by scripts/install-cross-deps.sh (rustup cannot
+# download other targets' standard libraries here). Each builds into a directory of its own under
+# <target dir>/cross/ (linux-aarch64 there, the others in windows/ and darwin/), so it never waits
+# for, or invalidates, the native build or another cross build.
 # --skip-cargo=true copies an already built library; --target-dir overrides CARGO_TARGET_DIR (an
 # empty value keeps it); without CLASSES_DIR it only builds. Always the whole workspace: `-p` with one
 # crate unifies features differently and would rebuild RocksDB's C++ from scratch.
@@ -47,10 +49,13 @@ elif [[ $host == linux-x86_64 && $platform == linux-aarch64 ]]; then
   build=(/usr/bin/cargo build --release --workspace --locked --target "$triple")
   build_env=("${cross_aarch64_env[@]}" CARGO_TARGET_DIR="$target/cross")
 elif [[ $host == linux-x86_64 && $platform == windows-x86_64 ]]; then
+  # A target directory of its own (as the macOS builds): its environment (RUSTC_BOOTSTRAP for
+  # -Z build-std) differs from linux-aarch64's, and alternating the two in one directory made
+  # each rebuild RocksDB's C++ from scratch (30 CPU-minutes).
   triple="$(rust_triple "$platform")"
-  lib="$target/cross/$triple/release/$file"
+  lib="$target/cross/windows/$triple/release/$file"
   build=(/usr/bin/cargo build --release --workspace --locked --target "$triple" "${cross_build_std[@]}")
-  build_env=("${cross_windows_env[@]}" CARGO_TARGET_DIR="$target/cross")
+  build_env=("${cross_windows_env[@]}" CARGO_TARGET_DIR="$target/cross/windows")
 elif [[ $host == linux-x86_64 && $platform == darwin-* ]]; then
   # A target directory of their own: cargo locks its target directory for a whole build, and
   # Zig's wrappers change the host build scripts' environment.

@@ -16,15 +16,19 @@
 #   scripts/test-aarch64.sh --smoke   what ./test.sh runs so that this path cannot rot: the toolchain,
 #                                     binfmt, and the format crate's tests (no RocksDB) built for
 #                                     aarch64 and run under qemu; a few minutes cold.
+#   --jar=FILE                        (with --java) the jar to test instead of building one (e.g. the
+#                                     five-library jar of scripts/release.sh --from=DIR).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/platform.sh
 source "$root/scripts/platform.sh"
 smoke=false
 rust=true
+jar=""
 for arg in "$@"; do
   case "$arg" in
     --smoke) smoke=true ;;
+    --jar=*) jar="${arg#*=}" ;;
     --java) rust=false ;;
     *) echo "test-aarch64.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -61,8 +65,11 @@ if [[ $rust == true ]]; then
 fi
 rust_done=$(date +%s)
 
-scripts/release.sh --platforms=linux-x86_64,linux-aarch64
 version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' java/pom.xml | head -n1)"
+if [[ -z $jar ]]; then
+  scripts/release.sh --platforms=linux-x86_64,linux-aarch64
+  jar="$root/dist/txn-rocksdb-streams-$version.jar"
+fi
 deps="$(mktemp)"
 trap 'rm -f "$deps"' EXIT
 mvn -B -q --no-transfer-progress -pl java dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$deps"
@@ -71,7 +78,7 @@ aarch64_java=/usr/lib/jvm/java-17-openjdk-arm64/bin/java
 # the aarch64 JDK under qemu on the release jar, which must hand them its linux-aarch64 library.
 mvn -B --no-transfer-progress -pl java surefire:test -Dtest=PlatformSmokeTest \
   -Dtxn.rocksdb.smoke.java="$aarch64_java" \
-  -Dtxn.rocksdb.smoke.classpath="$root/dist/txn-rocksdb-streams-$version.jar:$root/java/target/test-classes:$(cat "$deps")" \
+  -Dtxn.rocksdb.smoke.classpath="$jar:$root/java/target/test-classes:$(cat "$deps")" \
   -Dtxn.rocksdb.smoke.platform=linux-aarch64
 grep -h '^VERIFIED' java/target/surefire-reports/dev.txnrocksdb.streams.loader.PlatformSmokeTest-output.txt || true
 echo "test-aarch64.sh: passed in $(( $(date +%s) - start )) s (Rust tests and their build: $(( rust_done - start )) s)"

@@ -61,7 +61,7 @@ if [[ ! -f $system32/bcryptprimitives.dll || "$root/scripts/cross/wine/bcryptpri
 fi
 # Test executables run through wine64 (and start their children, the crash tests', through Windows'
 # own CreateProcess inside Wine).
-cargo_windows=(env "${cross_windows_env[@]}" CARGO_TARGET_DIR="$target/cross"
+cargo_windows=(env "${cross_windows_env[@]}" CARGO_TARGET_DIR="$target/cross/windows"
   CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
   nice -n 19 /usr/bin/cargo)
 cd "$root"
