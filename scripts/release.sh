@@ -56,8 +56,13 @@ for platform in "${wanted[@]}"; do
 done
 
 # The jar, with every staged library and none built by Maven itself (exec.skip: the staging
-# directory already holds this machine's library, if it was asked for).
-(cd "$root" && mvn -B -q --no-transfer-progress -Dstyle.color=never -pl java -am package -DskipTests -Dexec.skip=true -Dnative.platforms.dir="$staging")
+# directory already holds this machine's library, if it was asked for). The libraries an earlier
+# run left in target/classes go first: Maven copies a resource only when it is newer than the copy
+# there, and a library built before the last release.sh run (its time kept: cp -p) is not, so the
+# jar kept the older library beside the newer library.properties (the checksum check below caught it).
+rm -rf "$root/java/target/classes/native"
+(cd "$root" && mvn -B -q --no-transfer-progress -Dstyle.color=never -pl java -am package -DskipTests -Dexec.skip=true \
+  -Dnative.platforms.dir="$staging")
 version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' "$root/java/pom.xml" | head -n1)"
 jar="$root/java/target/txn-rocksdb-streams-$version.jar"
 
