@@ -1,7 +1,8 @@
 //! A process killed (SIGKILL; TerminateProcess on Windows) while it sends a snapshot, half-way
 //! through a file or with every file sent and no manifest yet: the half-sent snapshot is never
 //! restored (the one before it is), the checkpoint the dead process left in the store's directory
-//! is deleted by the next snapshot, and the next snapshot completes and restores. Its own binary:
+//! is deleted by the next snapshot (on Windows, the links to files the store has open once it
+//! closes them), and the next snapshot completes and restores. Its own binary:
 //! the child is this test executable, run again with the crash point in its environment.
 
 use std::io::{BufRead, BufReader};
@@ -47,6 +48,14 @@ fn checkpoints(dir: &Path) -> Vec<String> {
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .filter(|name| name.starts_with("snapshot-checkpoint-"))
+        .collect()
+}
+
+/// The names of the files in the store's checkpoints.
+fn checkpoint_files(dir: &Path) -> Vec<String> {
+    checkpoints(dir)
+        .iter()
+        .flat_map(|c| std::fs::read_dir(dir.join(c)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()))
         .collect()
 }
 
@@ -104,8 +113,19 @@ fn a_process_killed_while_it_sends_a_snapshot_never_leaves_a_usable_half_snapsho
         assert_eq!(third.1, vec![(partition(), 300)], "{point}");
         let taken = snapshot::take(&store, &location(tmp.path()), "s").unwrap();
         assert_eq!(taken.seq, 2, "{point}");
-        assert!(checkpoints(&dir).is_empty(), "{point}: checkpoints left: {:?}", checkpoints(&dir));
-        drop(store);
+        if cfg!(windows) {
+            // Windows (as Wine runs it) keeps the name of a deleted link to a file another handle
+            // holds open until that handle closes: the links to files the store has open stay
+            // listed (nothing else does), and go when the store closes them
+            for file in checkpoint_files(&dir) {
+                assert!(file.ends_with(".sst") && dir.join(&file).exists(), "{point}: {file} left in a checkpoint");
+            }
+            drop(store);
+            assert_eq!(checkpoint_files(&dir), Vec::<String>::new(), "{point}: the store closed");
+        } else {
+            assert!(checkpoints(&dir).is_empty(), "{point}: checkpoints left: {:?}", checkpoints(&dir));
+            drop(store);
+        }
         let newer_host = tmp.path().join("newer-host");
         assert_eq!(snapshot::restore_newest(&location(tmp.path()), "s", &newer_host, &changelog()).unwrap().unwrap().seq, 2);
         assert_eq!(contents(&newer_host), third, "{point}");
