@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -22,6 +23,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -105,6 +107,21 @@ final class BrokerFixture implements AutoCloseable {
         try (Admin admin = admin()) {
             admin.listOffsets(q).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> r.put(tp, info.offset()));
         }
+        return r;
+    }
+
+    /**
+     * Last stable offsets (what a read_committed consumer can read up to) of every partition
+     * {@code 0..partitions-1} of the topics: below the log end offset while a transaction on it is open.
+     */
+    Map<TopicPartition, Long> stableOffsets(Admin admin, List<String> topics, int partitions) throws Exception {
+        Map<TopicPartition, OffsetSpec> q = new HashMap<>();
+        for (String t : topics) {
+            for (int i = 0; i < partitions; i++) q.put(new TopicPartition(t, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> r = new HashMap<>();
+        admin.listOffsets(q, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> r.put(tp, info.offset()));
         return r;
     }
 

@@ -30,6 +30,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The end-to-end benchmarks of issues 10 and 22, run by {@code bench/e2e.sh} (see bench/README.md),
@@ -319,11 +320,14 @@ public final class E2EBench {
                     KafkaBroker.deleteRecursively(stateDir);
                     Files.createDirectories(stateDir);
                 }
-                long changelogAtKill = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
+                Map<TopicPartition, Long> endsAtKill = kafka.endOffsets(List.of(changelog), PARTITIONS);
+                long changelogAtKill = BrokerFixture.sum(endsAtKill);
                 launch = System.nanoTime();
+                DanglingTransaction dangling = new DanglingTransaction(kafka, changelog, endsAtKill);
                 app = AppProcess.start(appId + "#" + kill, kafka, appId, stateDir.toString(), c.txn(), argv);
                 app.awaitLine(l -> l.equals("FIRST-PROCESSED"), RESTART_TIMEOUT);
                 app.awaitLine(l -> l.equals("RUNNING"), RESTART_TIMEOUT);
+                double stableMs = dangling.stop(launch);
                 Map<String, Object> k = new LinkedHashMap<>();
                 k.put("launchToFirstProcessedMs", (app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED")) - launch) / 1e6);
                 k.put("launchToRunningMs", (app.arrivalOf(0, l -> l.equals("RUNNING")) - launch) / 1e6);
@@ -331,11 +335,15 @@ public final class E2EBench {
                 k.put("restored", app.restoredTotal());
                 k.put("changelogAtKill", changelogAtKill);
                 k.put("restoreStarts", restoreStarts(app));
+                k.put("openTransactionAtKill", dangling.openAtKill);
+                k.put("launchToChangelogStableMs", stableMs);
                 restarts.add(k);
                 say(String.format("recovery [%s, %,d keys] kill %d: first record processed %.0f ms after launch "
-                                + "(RUNNING %.0f ms), restored %,d of %,d changelog records%s", c.id(), n, kill,
+                                + "(RUNNING %.0f ms), restored %,d of %,d changelog records%s%s", c.id(), n, kill,
                         k.get("launchToFirstProcessedMs"), k.get("launchToRunningMs"), app.restoredTotal(), changelogAtKill,
-                        app.restoredDetail()));
+                        app.restoredDetail(), dangling.openAtKill
+                                ? String.format("; the killed instance's open transaction on the changelog aborted %.0f ms after launch", stableMs)
+                                : ""));
             }
             r.put("restarts", restarts);
             return r;
@@ -347,6 +355,70 @@ public final class E2EBench {
             KafkaBroker.deleteRecursively(stateDir);
             KafkaBroker.deleteRecursively(snapshots);
             deleteTopics(kafka, input, output, changelog);
+        }
+    }
+
+    /**
+     * Whether the killed instance left a transaction open on the changelog (its last stable offset
+     * below its end), and when the broker aborted it. Kafka Streams restores a changelog up to its
+     * end offset read uncommitted (KAFKA-10167) with a read_committed consumer, so a restore cannot
+     * finish before then. An instance restarted on the same host fences its own transactions at
+     * once (the same transactional.id, kept in the state directory's process id); one on a new host
+     * has a new id and waits for the transaction's timeout (Kafka Streams' transaction.timeout.ms,
+     * 10 s) and the broker's next check for timed-out transactions (every 10 s by default), whatever
+     * the store.
+     */
+    static final class DanglingTransaction {
+        final boolean openAtKill;
+        private final Thread watcher;
+        private volatile long stableAt = -1;
+
+        DanglingTransaction(BrokerFixture kafka, String changelog, Map<TopicPartition, Long> endsAtKill) throws Exception {
+            Admin admin = kafka.admin();
+            boolean open;
+            try {
+                open = !isStable(kafka, admin, changelog, endsAtKill);
+            } catch (Exception e) {
+                admin.close();
+                throw e;
+            }
+            openAtKill = open;
+            if (!open) {
+                admin.close();
+                watcher = null;
+                return;
+            }
+            watcher = new Thread(() -> {
+                try (admin) {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        if (isStable(kafka, admin, changelog, endsAtKill)) {
+                            stableAt = System.nanoTime();
+                            return;
+                        }
+                        Thread.sleep(50);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (Exception e) {
+                    say("recovery: watching the changelog's last stable offset failed: " + e);
+                }
+            }, "dangling-transaction-watcher");
+            watcher.setDaemon(true);
+            watcher.start();
+        }
+
+        private static boolean isStable(BrokerFixture kafka, Admin admin, String changelog, Map<TopicPartition, Long> ends)
+                throws Exception {
+            Map<TopicPartition, Long> stable = kafka.stableOffsets(admin, List.of(changelog), ends.size());
+            return ends.entrySet().stream().allMatch(e -> stable.getOrDefault(e.getKey(), -1L) >= e.getValue());
+        }
+
+        /** Milliseconds from {@code launch} to the abort (0: none was open; -1: not seen by now). */
+        double stop(long launch) throws InterruptedException {
+            if (watcher == null) return 0;
+            watcher.interrupt();
+            watcher.join(5000);
+            return stableAt < 0 ? -1 : Math.max(0, (stableAt - launch) / 1e6);
         }
     }
 
