@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install-deps.sh
+# Azurite, Microsoft's Azure Storage emulator (npm), for the tests of snapshots in Azure Blob Storage.
+scripts/install-azurite.sh
 # Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
 cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then

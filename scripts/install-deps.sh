@@ -5,9 +5,15 @@
 # library and the demo, Gradle (Debian's 4.4) for the Gradle builds the tests run, and file(1), with
 # which scripts/release.sh checks each library's architecture. Rust itself
 # comes from rustup: this script only checks that cargo is there and recent enough.
+#
+# --node: Node.js and npm too (scripts/install-azurite.sh installs the Azure emulator with them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 need=()
+if [[ "${1:-}" == --node ]]; then
+  command -v node >/dev/null 2>&1 || need+=(nodejs)
+  command -v npm >/dev/null 2>&1 || need+=(npm)
+fi
 dpkg -s libclang-dev >/dev/null 2>&1 || need+=(libclang-dev)
 command -v clang >/dev/null 2>&1 || need+=(clang)
 command -v g++ >/dev/null 2>&1 || need+=(g++)

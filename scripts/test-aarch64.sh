@@ -60,6 +60,8 @@ if [[ $smoke == true ]]; then
 fi
 
 if [[ $rust == true ]]; then
+  # snapshot_azure.rs starts Azurite (a Node.js program of this machine; qemu runs only the tests)
+  "$root/scripts/install-azurite.sh"
   "${cargo_aarch64[@]}" test --release --locked --target "$triple" --workspace
   echo "test-aarch64.sh: every Rust test passed on aarch64 under qemu ($(( $(date +%s) - start )) s with the build)"
 fi

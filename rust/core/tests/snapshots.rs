@@ -250,7 +250,13 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
     assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog()).unwrap(), None);
-    for uri in ["gs://bucket/prefix", "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"] {
+    for uri in [
+        "gs://bucket/prefix",
+        "not a uri",
+        "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix",
+        "az://account:sup3r-secret@container/prefix",
+        "abfss://container:sup3r-secret@account.dfs.core.windows.net/prefix",
+    ] {
         let e = Location::parse(uri, &[]).unwrap_err();
         assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{uri}: {e}");
         assert!(!e.to_string().contains("sup3r-secret"), "{e}");
@@ -258,6 +264,12 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let option = |key: &str, value: &str| vec![(key.to_string(), value.to_string())];
     let e = Location::parse("s3://bucket/prefix", &option("aws_secret_acces_key", "sup3r-secret")).unwrap_err();
     assert!(e.to_string().contains("unknown S3 option 'aws_secret_acces_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    let e = Location::parse("az://container/prefix", &option("azure_storage_acount_key", "sup3r-secret")).unwrap_err();
+    assert!(e.to_string().contains("unknown Azure option 'azure_storage_acount_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    // the Hadoop form names the container before '@' (no request is made until a snapshot is taken)
+    let account = option("azure_storage_account_key", "c2VjcmV0");
+    Location::parse("abfss://container@account.dfs.core.windows.net/prefix", &account).unwrap();
+    Location::parse("az://container/prefix", &[option("azure_storage_account_name", "account"), account].concat()).unwrap();
     let e = Location::parse(&format!("file://{}", bench.objects.display()), &option("aws_region", "eu-west-1")).unwrap_err();
     assert!(e.to_string().contains("does not apply to a file:// location"), "{e}");
     Location::parse("s3://bucket/prefix", &option("aws_endpoint", "http://127.0.0.1:1")).unwrap();

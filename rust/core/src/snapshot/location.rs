@@ -1,5 +1,6 @@
-//! A snapshot location: an object store (the `object_store` crate's trait: `file://` and `s3://`
-//! in this build) and the prefix under it, with the few blocking calls snapshots make.
+//! A snapshot location: an object store (the `object_store` crate's trait: `file://`, `s3://` and
+//! Azure's `az://` / `abfs[s]://` in this build) and the prefix under it, with the few blocking
+//! calls snapshots make.
 //! `object_store` is async: each location runs its calls on a current-thread runtime of its own.
 
 use crate::error::{Error, Result};
@@ -7,6 +8,7 @@ use bytes::Bytes;
 use futures_util::TryStreamExt;
 use object_store::path::Path as ObjectPath;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::{ClientOptions, RetryConfig};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
 use std::io::Read;
@@ -14,9 +16,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// How long an S3 request is retried before it fails (object_store's default is 3 minutes).
+/// How long a request to a cloud object store is retried before it fails (object_store's default
+/// is 3 minutes).
 const RETRY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
-/// How long connecting to an S3 endpoint may take.
+/// How long connecting to a cloud object store's endpoint may take.
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Files are read and sent in parts of this size (one part of a multipart upload each).
@@ -42,18 +45,40 @@ impl std::fmt::Debug for Location {
     }
 }
 
+/// A cloud object store's retries. A store waits for a restore when it opens: an object store
+/// that is down must fail it in seconds, not after object_store's default 3 minutes of retries.
+fn cloud_retry() -> RetryConfig {
+    RetryConfig { max_retries: 3, retry_timeout: RETRY_TIMEOUT, ..RetryConfig::default() }
+}
+
+/// A cloud object store's HTTP client options. reqwest's rustls has no built-in crypto provider
+/// here: ring, installed once for the process (a provider already installed, by this or anything
+/// else, is kept).
+fn cloud_client_options() -> ClientOptions {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    ClientOptions::new().with_connect_timeout(CONNECT_TIMEOUT)
+}
+
 impl Location {
-    /// The location a URI names: `file:///absolute/path`, or `s3://bucket/prefix` with the
+    /// The location a URI names: `file:///absolute/path`; `s3://bucket/prefix` with the
     /// credentials, region and endpoint of the standard AWS environment (`AWS_ACCESS_KEY_ID`,
     /// `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`, `AWS_ENDPOINT_URL`, web identity
     /// tokens, ECS and EC2 instance credentials), then `options` on top: `object_store`'s S3 keys
-    /// (`aws_endpoint`, `aws_region`, `aws_allow_http`, `aws_access_key_id`, ...). A malformed URI,
+    /// (`aws_endpoint`, `aws_region`, `aws_allow_http`, `aws_access_key_id`, ...); or Azure Blob
+    /// Storage, `az://container/prefix` (the account from the options or the environment) or
+    /// `abfs[s]://container@account.dfs.core.windows.net/prefix`, with the standard Azure
+    /// environment (`AZURE_STORAGE_ACCOUNT_NAME`, `AZURE_STORAGE_ACCOUNT_KEY`, a SAS, a service
+    /// principal's `AZURE_CLIENT_ID`/`AZURE_CLIENT_SECRET`/`AZURE_TENANT_ID`, workload or managed
+    /// identity) and `object_store`'s Azure keys on top (`azure_storage_account_name`,
+    /// `azure_storage_account_key`, `azure_endpoint`, `azure_allow_http`, ...). A malformed URI,
     /// one with credentials in it, an unknown scheme or option is [`Error::InvalidArgument`]; no
     /// message ever carries an option's value.
     pub fn parse(uri: &str, options: &[(String, String)]) -> Result<Location> {
         let invalid = |why: String| Error::InvalidArgument(format!("snapshot location '{uri}': {why}"));
         let url = url::Url::parse(uri).map_err(|e| invalid(format!("not a URI ({e})")))?;
-        if !url.username().is_empty() || url.password().is_some() {
+        // abfs[s]://container@account.dfs.core.windows.net/...: the part before '@' is the container
+        let container_at_account = matches!(url.scheme(), "abfs" | "abfss") && url.password().is_none();
+        if (!url.username().is_empty() && !container_at_account) || url.password().is_some() {
             return Err(Error::InvalidArgument(
                 "a snapshot location URI must not carry credentials: set them in the environment or as options".into(),
             ));
@@ -66,15 +91,10 @@ impl Location {
                 object_store::parse_url(&url).map_err(|e| invalid(e.to_string()))?
             }
             "s3" => {
-                // reqwest's rustls without a built-in provider: ring, installed once for the process
-                // (a provider already installed, by this or anything else, is kept).
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                // A store waits for a restore when it opens: an object store that is down must fail
-                // it in seconds, not after object_store's default 3 minutes of retries.
                 let mut builder = AmazonS3Builder::from_env()
                     .with_url(uri)
-                    .with_retry(RetryConfig { max_retries: 3, retry_timeout: RETRY_TIMEOUT, ..RetryConfig::default() })
-                    .with_client_options(ClientOptions::new().with_connect_timeout(CONNECT_TIMEOUT));
+                    .with_retry(cloud_retry())
+                    .with_client_options(cloud_client_options());
                 for (key, value) in options {
                     let config: AmazonS3ConfigKey = key.parse().map_err(|_| invalid(format!("unknown S3 option '{key}'")))?;
                     builder = builder.with_config(config, value);
@@ -83,8 +103,23 @@ impl Location {
                 let prefix = ObjectPath::parse(url.path()).map_err(|e| invalid(e.to_string()))?;
                 (Box::new(store), prefix)
             }
+            "az" | "abfs" | "abfss" => {
+                let mut builder = MicrosoftAzureBuilder::from_env()
+                    .with_url(uri)
+                    .with_retry(cloud_retry())
+                    .with_client_options(cloud_client_options());
+                for (key, value) in options {
+                    let config: AzureConfigKey = key.parse().map_err(|_| invalid(format!("unknown Azure option '{key}'")))?;
+                    builder = builder.with_config(config, value);
+                }
+                let store = builder.build().map_err(|e| invalid(e.to_string()))?;
+                let prefix = ObjectPath::parse(url.path()).map_err(|e| invalid(e.to_string()))?;
+                (Box::new(store), prefix)
+            }
             other => {
-                return Err(invalid(format!("scheme '{other}' is not supported by this build (file:// and s3://)")));
+                return Err(invalid(format!(
+                    "scheme '{other}' is not supported by this build (file://, s3://, az://, abfs:// and abfss://)"
+                )));
             }
         };
         let runtime = tokio::runtime::Builder::new_current_thread()

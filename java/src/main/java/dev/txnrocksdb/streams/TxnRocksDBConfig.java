@@ -169,6 +169,11 @@ public final class TxnRocksDBConfig {
      * S3-compatible store; credentials, region and endpoint from the standard AWS environment:
      * {@code AWS_ACCESS_KEY_ID}, {@code AWS_SECRET_ACCESS_KEY}, {@code AWS_REGION},
      * {@code AWS_ENDPOINT_URL}, web identity tokens, ECS and EC2 instance credentials; and
+     * {@value #SNAPSHOT_OPTION_PREFIX}{@code <key>} on top), {@code az://container/prefix} or
+     * {@code abfss://container@account.dfs.core.windows.net/prefix} (Azure Blob Storage; account and
+     * credentials from the standard Azure environment: {@code AZURE_STORAGE_ACCOUNT_NAME},
+     * {@code AZURE_STORAGE_ACCOUNT_KEY}, a SAS token, a service principal's {@code AZURE_CLIENT_ID},
+     * {@code AZURE_CLIENT_SECRET} and {@code AZURE_TENANT_ID}, workload or managed identity; and
      * {@value #SNAPSHOT_OPTION_PREFIX}{@code <key>} on top), or {@code file:///absolute/path} (a
      * directory every instance of the application reaches: a shared or network file system). Only stores with a changelog take snapshots; a snapshot is used only if its
      * changelog offset is one the changelog still has, and of the same topic (its id), so a reset
@@ -181,13 +186,17 @@ public final class TxnRocksDBConfig {
     public static final String SNAPSHOT_LOCATION_CONFIG = "txn.rocksdb.snapshot.location";
 
     /**
-     * {@value}: the prefix of the options of an {@code s3://} {@link #SNAPSHOT_LOCATION_CONFIG},
-     * followed by the option's key as the {@code object_store} crate names it: {@code aws_endpoint}
-     * (an S3-compatible store's URL), {@code aws_region}, {@code aws_allow_http} ({@code true} for
-     * an {@code http://} endpoint), {@code aws_access_key_id}, {@code aws_secret_access_key},
-     * {@code aws_session_token}, {@code aws_virtual_hosted_style_request}, ... They apply on top of
-     * the environment. Values are never logged; an unknown key turns snapshots off with a WARN
-     * naming it.
+     * {@value}: the prefix of the options of an {@code s3://} or Azure
+     * {@link #SNAPSHOT_LOCATION_CONFIG}, followed by the option's key as the {@code object_store}
+     * crate names it. S3: {@code aws_endpoint} (an S3-compatible store's URL), {@code aws_region},
+     * {@code aws_allow_http} ({@code true} for an {@code http://} endpoint),
+     * {@code aws_access_key_id}, {@code aws_secret_access_key}, {@code aws_session_token},
+     * {@code aws_virtual_hosted_style_request}, ... Azure: {@code azure_storage_account_name},
+     * {@code azure_storage_account_key}, {@code azure_storage_sas_key}, {@code azure_client_id},
+     * {@code azure_client_secret}, {@code azure_tenant_id}, {@code azure_endpoint} (another
+     * endpoint than {@code https://<account>.blob.core.windows.net}), {@code azure_allow_http}, ...
+     * They apply on top of the environment. Values are never logged; an unknown key turns
+     * snapshots off with a WARN naming it.
      */
     public static final String SNAPSHOT_OPTION_PREFIX = "txn.rocksdb.snapshot.option.";
 
@@ -264,8 +273,9 @@ public final class TxnRocksDBConfig {
                 + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
         .define(SNAPSHOT_LOCATION_CONFIG, Type.STRING, "", new SnapshotLocationValidator(), Importance.MEDIUM,
             "where stores keep snapshots of their state (a URI: s3://bucket/prefix, with txn.rocksdb.snapshot.option.{key}"
-                + " on top of the AWS environment, or file:///absolute/path on a file system every instance reaches; empty:"
-                + " off), so that a store opening without local state restores the newest snapshot and"
+                + " on top of the AWS environment; az://container/prefix or abfss://container@account.dfs.core.windows.net/prefix,"
+                + " with txn.rocksdb.snapshot.option.{key} on top of the Azure environment; or file:///absolute/path on a file"
+                + " system every instance reaches; empty: off), so that a store opening without local state restores the newest snapshot and"
                 + " the changelog's tail after it; txn.rocksdb.snapshot.location.{store name} sets it for one store")
         .define(SNAPSHOT_INTERVAL_MS_CONFIG, Type.LONG, SNAPSHOT_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
@@ -315,7 +325,12 @@ public final class TxnRocksDBConfig {
         }
     }
 
-    /** Accepts an empty value (off), an absolute {@code file:} URI or an {@code s3://bucket[/prefix]} URI. */
+    /**
+     * Accepts an empty value (off), an absolute {@code file:} URI, an {@code s3://bucket[/prefix]}
+     * URI or an Azure one: {@code az://container[/prefix]}, {@code abfs[s]://container[/prefix]} or
+     * {@code abfs[s]://container@account.dfs.core.windows.net[/prefix]} (where the part before
+     * {@code @} names the container, not a user).
+     */
     static final class SnapshotLocationValidator implements ConfigDef.Validator {
         @Override
         public void ensureValid(String name, Object value) {
@@ -329,18 +344,24 @@ public final class TxnRocksDBConfig {
             } catch (java.net.URISyntaxException e) {
                 throw new ConfigException(name, value, "Expected a URI such as file:///shared/snapshots: " + e.getMessage());
             }
-            if (parsed.getRawUserInfo() != null) {
+            String scheme = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(java.util.Locale.ROOT);
+            boolean abfs = scheme.equals("abfs") || scheme.equals("abfss");
+            String userInfo = parsed.getRawUserInfo();
+            // abfs[s]://container@account...: the container, unless a password follows it
+            if (userInfo != null && !(abfs && !userInfo.contains(":"))) {
                 throw new ConfigException(name, "(not shown: it carries credentials)", "A snapshot location must not carry"
                     + " credentials: set them in the environment or as " + SNAPSHOT_OPTION_PREFIX + "<key>");
             }
-            if ("s3".equalsIgnoreCase(parsed.getScheme())) {
+            if (scheme.equals("s3") || scheme.equals("az") || abfs) {
                 if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
-                    throw new ConfigException(name, value, "Expected s3://bucket/prefix: the bucket is missing");
+                    throw new ConfigException(name, value, "Expected " + scheme + "://" + (scheme.equals("s3") ? "bucket" : "container")
+                        + "/prefix: the " + (scheme.equals("s3") ? "bucket" : "container") + " is missing");
                 }
                 return;
             }
-            if (!"file".equalsIgnoreCase(parsed.getScheme())) {
-                throw new ConfigException(name, value, "Expected an s3://bucket/prefix or file:///absolute/path URI: scheme '"
+            if (!scheme.equals("file")) {
+                throw new ConfigException(name, value, "Expected an s3://bucket/prefix, az://container/prefix,"
+                    + " abfss://container@account.dfs.core.windows.net/prefix or file:///absolute/path URI: scheme '"
                     + parsed.getScheme() + "' is not supported by this build");
             }
             if (parsed.getPath() == null || !parsed.getPath().startsWith("/")) {
@@ -350,7 +371,8 @@ public final class TxnRocksDBConfig {
 
         @Override
         public String toString() {
-            return "empty, s3://bucket/prefix or file:///absolute/path";
+            return "empty, s3://bucket/prefix, az://container/prefix, abfss://container@account.dfs.core.windows.net/prefix"
+                + " or file:///absolute/path";
         }
     }
 

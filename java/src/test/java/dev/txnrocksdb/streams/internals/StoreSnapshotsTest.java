@@ -262,13 +262,17 @@ class StoreSnapshotsTest {
     @Test
     void aMalformedLocationIsAConfigExceptionNamingTheKey() {
         for (String uri : new String[] {"gs://bucket/prefix", "s3:///prefix-without-bucket", "file:relative/path",
-            "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix"}) {
+            "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix", "az:///prefix-without-container",
+            "az://account:sup3r-secret@container/prefix", "abfss://container:sup3r-secret@account.dfs.core.windows.net/p"}) {
             ConfigException e = assertThrows(ConfigException.class,
                 () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)));
             assertTrue(e.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG), e.getMessage());
             assertFalse(e.getMessage().contains("sup3r-secret"), e.getMessage());
         }
-        settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, "s3://bucket/prefix"));
+        for (String uri : new String[] {"s3://bucket/prefix", "az://container/prefix", "abfss://container/prefix",
+            "abfss://container@account.dfs.core.windows.net/prefix", "file:///shared/snapshots"}) {
+            assertEquals(uri, settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)).snapshotLocation("counts"), uri);
+        }
         ConfigException perStore = assertThrows(ConfigException.class,
             () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "gs://b/p")));
         assertTrue(perStore.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts"),

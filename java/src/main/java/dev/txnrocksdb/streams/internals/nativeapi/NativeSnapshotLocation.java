@@ -39,10 +39,13 @@ public final class NativeSnapshotLocation implements AutoCloseable {
     }
 
     /**
-     * Opens the location a URI names ({@code s3://bucket/prefix} or {@code file:///path}).
+     * Opens the location a URI names ({@code s3://bucket/prefix}, {@code az://container/prefix},
+     * {@code abfs[s]://...} or {@code file:///path}).
      *
      * @param options for {@code s3://}: {@code object_store}'s S3 keys ({@code aws_endpoint}, ...)
-     *     applied on top of the AWS environment; values on one line each
+     *     applied on top of the AWS environment; for Azure its Azure keys
+     *     ({@code azure_storage_account_name}, ...) on top of the Azure environment; values on one
+     *     line each
      * @throws IllegalArgumentException if the URI is malformed, of a scheme this build lacks, or an
      *     option is unknown (the message names the key, never a value)
      */
