@@ -74,9 +74,16 @@ pub(crate) fn options() -> Options {
     // A WAL damaged before its end fails the open (`corruption::open` decides what then); RocksDB's
     // default would silently stop replaying at the damage and drop every later commit.
     options.set_wal_recovery_mode(DBRecoveryMode::TolerateCorruptedTailRecords);
-    // (RocksDB's WAL chain check, `track_and_verify_wals`, would catch a WAL cut short before a
-    // newer one, but RocksDB 11.12's recovery can loop forever in it on a garbled WAL: the open
-    // finds such a hole itself, `corruption/wal.rs`'s `wal_hole`.)
+    // RocksDB's WAL chain check: each new WAL records its predecessor (number, last sequence,
+    // size), and recovery refuses a WAL whose predecessor is missing although the MANIFEST says its
+    // data is not yet flushed. That is how a MANIFEST that reads as shorter than it is (cut after a
+    // record, or a record's length garbled past the file's end: RocksDB drops such a "torn tail"
+    // silently) is caught: its older version would replay the newer WALs over the data flushed in
+    // between (`tests/damaged_files.rs`). RocksDB 11.12's log reader can loop forever on some
+    // garbled WAL records, in this check too (it was off for that from 2026-12-01 to 12-05): the
+    // open now checks every WAL file and sets damaged ones aside before RocksDB reads any
+    // (`corruption/wal.rs`).
+    options.set_track_and_verify_wals(true);
     // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
     // of 1 MiB (README, "Logs").
     options.set_log_level(LogLevel::Warn);

@@ -17,7 +17,7 @@ const FORBIDDEN: [(&str, &str); 23] = [
     ("manual_wal_flush", "commits write the WAL themselves (manual WAL flush), which durability relies on"),
     ("wal_recovery_mode", "recovery must replay the WAL up to the last complete commit"),
     ("best_efforts_recovery", "recovery must replay the WAL up to the last complete commit"),
-    ("track_and_verify_wals", "RocksDB 11.12's WAL chain check can loop forever recovering a garbled WAL; the store checks the chain itself"),
+    ("track_and_verify_wals", "recovery must find WAL files missing before newer ones (a hole in the store's writes, e.g. behind a damaged MANIFEST)"),
     ("unordered_write", "readers rely on snapshots seeing whole commits"),
     ("two_write_queues", "commits rely on one ordered write path"),
     ("allow_2pc", "commits are single atomic writes"),

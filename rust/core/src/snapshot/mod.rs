@@ -1,5 +1,6 @@
-//! Snapshots of a store in object storage, restored as snapshot + changelog tail (issue 36; this is
-//! the engine's part: no settings, no Kafka wiring yet).
+//! Snapshots of a store in object storage, restored as snapshot + changelog tail: the engine's
+//! part (the settings, the schedule and Kafka's side are the JNI crate's and Java's
+//! `StoreSnapshots`).
 //!
 //! Layout at a [`Location`], per store id:
 //! - `<store id>/files/<object>`: the files of every snapshot, each object named after the file,
