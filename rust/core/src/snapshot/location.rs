@@ -10,7 +10,7 @@ use object_store::path::Path as ObjectPath;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
 use object_store::{ClientOptions, RetryConfig};
-use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, WriteMultipart};
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -225,7 +225,16 @@ impl Location {
 
     /// Sends the local file `file` to `path` (in parts; the object appears whole or not at all).
     /// Returns the bytes sent. `cancel` set stops it between two parts (the upload aborted).
+    ///
+    /// The parts go straight to object_store's `MultipartUpload`, two at a time: its
+    /// `WriteMultipart::finish` aborts the upload after a failed completion and returns the
+    /// abort's error when that fails too, as it does on the local file system ("Upload aborted"
+    /// in place of, say, the rename that failed). Here a failure is reported as itself and the
+    /// abort's own result is only logged.
     pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, cancel: &AtomicBool) -> Result<u64> {
+        use futures_util::stream::{FuturesUnordered, StreamExt};
+        /// Parts in flight at once.
+        const PARTS_AT_ONCE: usize = 2;
         let mut input = std::fs::File::open(file).map_err(|e| self.err(path, format!("reading {}: {e}", file.display())))?;
         let piece = match self.upload_limit {
             0 => PART_BYTES,
@@ -233,40 +242,58 @@ impl Location {
         };
         let started = std::time::Instant::now();
         self.runtime.block_on(async {
-            let upload = self.store.put_multipart(path).await.map_err(|e| self.err(path, e))?;
-            let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
+            let mut upload = self.store.put_multipart(path).await.map_err(|e| self.err(path, e))?;
+            let mut in_flight = FuturesUnordered::new();
+            let mut part: Vec<u8> = Vec::with_capacity(PART_BYTES.min(piece * 2));
             let mut buffer = vec![0u8; piece];
             let mut sent = 0u64;
-            loop {
-                // ahead of the limit: wait until the bytes sent are those its rate allows
-                while let Some(ahead) = self.ahead_of_limit(sent, started.elapsed()) {
+            let outcome: Result<()> = async {
+                loop {
+                    // ahead of the limit: wait until the bytes sent are those its rate allows
+                    while let Some(ahead) = self.ahead_of_limit(sent, started.elapsed()) {
+                        if cancel.load(Ordering::Acquire) {
+                            break;
+                        }
+                        tokio::time::sleep(ahead.min(std::time::Duration::from_millis(100))).await;
+                    }
                     if cancel.load(Ordering::Acquire) {
-                        break;
+                        return Err(super::take::cancelled(self));
                     }
-                    tokio::time::sleep(ahead.min(std::time::Duration::from_millis(100))).await;
-                }
-                if cancel.load(Ordering::Acquire) {
-                    let _ = writer.abort().await;
-                    return Err(super::take::cancelled(self));
-                }
-                let read = match input.read(&mut buffer) {
-                    Ok(0) => break,
-                    Ok(read) => read,
-                    Err(e) => {
-                        let _ = writer.abort().await;
-                        return Err(self.err(path, format!("reading {}: {e}", file.display())));
+                    let read = match input.read(&mut buffer) {
+                        Ok(0) => break,
+                        Ok(read) => read,
+                        Err(e) => return Err(self.err(path, format!("reading {}: {e}", file.display()))),
+                    };
+                    part.extend_from_slice(&buffer[..read]);
+                    sent += read as u64;
+                    if part.len() >= PART_BYTES {
+                        while in_flight.len() >= PARTS_AT_ONCE {
+                            if let Some(Err(e)) = in_flight.next().await {
+                                return Err(self.err(path, e));
+                            }
+                        }
+                        in_flight.push(upload.put_part(PutPayload::from(std::mem::take(&mut part))));
                     }
-                };
-                writer.wait_for_capacity(2).await.map_err(|e| self.err(path, e))?;
-                writer.write(&buffer[..read]);
-                sent += read as u64;
-                // a part handed to the upload, the object not finished (a kill here leaves it half-sent)
-                if let Err(e) = crate::fault::point("snapshot:mid-file") {
-                    let _ = writer.abort().await;
-                    return Err(e);
+                    // a part handed to the upload, the object not finished (a kill here leaves it half-sent)
+                    crate::fault::point("snapshot:mid-file")?;
                 }
+                if !part.is_empty() {
+                    in_flight.push(upload.put_part(PutPayload::from(std::mem::take(&mut part))));
+                }
+                while let Some(done) = in_flight.next().await {
+                    done.map_err(|e| self.err(path, e))?;
+                }
+                upload.complete().await.map_err(|e| self.err(path, e))?;
+                Ok(())
             }
-            writer.finish().await.map_err(|e| self.err(path, e))?;
+            .await;
+            if let Err(e) = outcome {
+                drop(in_flight);
+                if let Err(abort) = upload.abort().await {
+                    log::debug!("aborting the upload of {path} after it failed: {abort}");
+                }
+                return Err(e);
+            }
             Ok(sent)
         })
     }
@@ -301,5 +328,36 @@ impl Location {
                 Err(e) => Err(self.err(path, e)),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file sent in several parts arrives whole; one whose completion fails (its name taken by a
+    /// directory, so the local file system's final rename fails) fails with that cause, not with
+    /// the "Upload aborted" object_store's `WriteMultipart::finish` reported for it.
+    #[test]
+    fn a_file_arrives_whole_and_a_failed_completion_says_why() {
+        let root = tempfile::tempdir().unwrap();
+        let location = Location::parse(&format!("file://{}", root.path().join("snapshots").display()), &[]).unwrap();
+        let file = root.path().join("local");
+        let bytes: Vec<u8> = (0..PART_BYTES * 2 + 12_345).map(|i| (i * 7 % 251) as u8).collect();
+        std::fs::write(&file, &bytes).unwrap();
+
+        let path = location.path("store", "files/whole").unwrap();
+        let sent = location.put_file(&path, &file, &AtomicBool::new(false)).unwrap();
+        assert_eq!(sent, bytes.len() as u64);
+        assert_eq!(location.get(&path).unwrap().unwrap().as_ref(), &bytes[..]);
+
+        let taken = location.path("store", "files/taken").unwrap();
+        let directory = root.path().join("snapshots/store/files/taken");
+        std::fs::create_dir_all(directory.join("inside")).unwrap();
+        let e = location.put_file(&taken, &file, &AtomicBool::new(false)).unwrap_err().to_string();
+        assert!(!e.contains("Upload aborted"), "{e}");
+        assert!(e.contains("store/files/taken") && e.contains("rename"), "names the object and the cause: {e}");
+        assert!(directory.join("inside").is_dir(), "the directory in the way is left alone");
+        eprintln!("{e}");
     }
 }
