@@ -83,6 +83,11 @@ cross_windows_env=(
   CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc-posix
   CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix
   AR_x86_64_pc_windows_gnu=x86_64-w64-mingw32-ar
+  # RocksDB's per-thread PerfContext as one plain object: MinGW-w64 gcc's thread_local destructors
+  # crashed in ~PerfContext when RocksDB's timer thread exited (its last store closed) under Wine,
+  # 2026-12-05 (model.rs, segmented_model.rs, damaged_files.rs). The store never reads RocksDB's
+  # perf context (its metrics come from RocksDB's statistics).
+  CXXFLAGS_x86_64_pc_windows_gnu=-DNPERF_CONTEXT
 )
 # The macOS cross builds (aarch64-apple-darwin, x86_64-apple-darwin), without Apple's SDK: Debian's
 # rustc with its standard library built from source as for Windows, and Zig's toolchain (PyPI's
