@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
@@ -36,7 +37,7 @@ class SnapshotRestoreTest {
     /** strategy, location kind: each an app of its own. */
     static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
         new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
-        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"});
+        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"}, new String[] {"standby", "file"});
 
     static BrokerFixture kafka;
     static S3Server s3;
@@ -295,6 +296,104 @@ class SnapshotRestoreTest {
             if (second != null) second.stop();
             first.stop();
         }
+    }
+
+    /**
+     * A standby on a host without state: a second instance joins while the first holds every active
+     * task ({@code num.standby.replicas=1}, {@code acceptable.recovery.lag=0}, so it gets standbys,
+     * not an active task), and its standby stores open from the first instance's snapshots: every
+     * standby starts updating past offset 0. Once they caught up, the first instance is killed
+     * (SIGKILL): the second takes over from its standbys with only a tail to restore, and the
+     * output stays exactly-once.
+     */
+    @org.junit.jupiter.api.Test
+    void aStandbyOnANewHostStartsFromTheSnapshotsAndTakesOverWithOnlyATail() throws Exception {
+        String appId = appId("standby", "file");
+        WordInput input = new WordInput(RECORDS, 19L).topic(appId + "-input");
+        Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + input.topic(), "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri(), "num.standby.replicas=1", "acceptable.recovery.lag=0"};
+        List<String> changelogs = EosCrashApp.changelogs(appId);
+
+        int half = RECORDS / 2;
+        input.produceUpTo(kafka, half);
+        AppProcess first = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true,
+            overrides);
+        AppProcess second = null;
+        try {
+            first.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            long processedHalf = half - half % 500;
+            first.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+                Duration.ofSeconds(120));
+            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            Map<Path, Long> settled = settledNewest(snapshots);
+            input.produceUpTo(kafka, half + 200);
+            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+
+            // a second instance on a host without state (a static member of its own)
+            List<String> secondOverrides = new ArrayList<>(List.of(overrides));
+            secondOverrides.add("consumer.group.instance.id=" + appId + "-instance-2");
+            second = AppProcess.start(appId + "#b", kafka, appId, kafka.tmp.resolve(appId + "-b").toString(), true,
+                secondOverrides.toArray(String[]::new));
+            AppProcess joined = second;
+            BrokerFixture.await("the second instance's standbys of the 6 stores started", Duration.ofSeconds(120),
+                () -> standbyStarts(joined).size() >= 3 * PARTITIONS);
+            Map<String, Long> standbyStarts = standbyStarts(second);
+            long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+            say(String.format("[%s] the second instance's standbys start at %s (changelogs: %d records)", appId,
+                standbyStarts, changelogTotal));
+            standbyStarts.forEach((store, start) ->
+                assertTrue(start > 0, store + ": the standby updates from offset " + start + ", not from a snapshot"));
+            BrokerFixture.await("the second instance's standbys caught up", Duration.ofSeconds(90), () -> {
+                StandbyTakeoverTest.Tasks t = tasks(joined);
+                return t.standby().equals(Set.of("0_0", "0_1")) && t.maxLag(t.standby()) <= 10;
+            });
+
+            // the first instance killed in the middle of more input: the second takes over
+            int mark = second.mark();
+            input.produceUpTo(kafka, RECORDS * 3 / 4);
+            first.kill();
+            BrokerFixture.await(second.name + " RUNNING with both tasks active", Duration.ofSeconds(90),
+                () -> tasks(joined).active().equals(Set.of("0_0", "0_1"))
+                    && joined.linesFrom(mark).contains("RUNNING"));
+            long restored = second.restoredSince(mark).values().stream().mapToLong(Long::longValue).sum();
+            long changelogNow = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
+            say(String.format("[%s] the second instance took over and restored %d of %d changelog records", appId,
+                restored, changelogNow));
+            assertTrue(restored * 4 < changelogNow, "restored " + restored + " of " + changelogNow
+                + " changelog records on taking over: its standbys' state was not used");
+
+            input.produceUpTo(kafka, RECORDS);
+            assertExactlyOnce(appId, input, "after the takeover from standbys restored from snapshots");
+        } catch (Throwable t) {
+            kafka.showLogs(appId);
+            throw t;
+        } finally {
+            if (second != null) second.stop();
+            first.stop();
+        }
+    }
+
+    /** The app's active and standby tasks and its stores' lags, now. */
+    static StandbyTakeoverTest.Tasks tasks(AppProcess app) {
+        try {
+            return StandbyTakeoverTest.tasks(app);
+        } catch (Exception e) {
+            throw new IllegalStateException(app.name + " did not answer the tasks command", e);
+        }
+    }
+
+    /** The first STANDBY-START offset of each "topic-partition store" the app printed. */
+    static Map<String, Long> standbyStarts(AppProcess app) {
+        Map<String, Long> starts = new TreeMap<>();
+        for (String line : app.linesFrom(0)) {
+            if (!line.startsWith("STANDBY-START ")) continue;
+            String[] parts = line.split(" ");
+            starts.putIfAbsent(parts[1] + " " + parts[2], Long.parseLong(parts[3]));
+        }
+        return starts;
     }
 
     /**
