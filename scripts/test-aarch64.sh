@@ -28,7 +28,7 @@ jar=""
 for arg in "$@"; do
   case "$arg" in
     --smoke) smoke=true ;;
-    --jar=*) jar="${arg#*=}" ;;
+    --jar=*) jar="$(realpath -- "${arg#*=}")" ;;  # absolute: the tests run from java/
     --java) rust=false ;;
     *) echo "test-aarch64.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
@@ -72,6 +72,7 @@ if [[ -z $jar ]]; then
   scripts/release.sh --platforms=linux-x86_64,linux-aarch64
   jar="$root/dist/txn-rocksdb-streams-$version.jar"
 fi
+[[ -f $jar ]] || { echo "test-aarch64.sh: no jar at $jar" >&2; exit 1; }
 deps="$(mktemp)"
 trap 'rm -f "$deps"' EXIT
 mvn -B -q --no-transfer-progress -pl java dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$deps"

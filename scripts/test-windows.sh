@@ -33,7 +33,7 @@ for arg in "$@"; do
     --smoke) smoke=true ;;
     --rust) java=false ;;
     --java) rust=false ;;
-    --jar=*) jar="${arg#*=}" ;;
+    --jar=*) jar="$(realpath -- "${arg#*=}")" ;;  # absolute: the tests run from java/
     *) echo "test-windows.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -115,6 +115,7 @@ if [[ -z $jar ]]; then
   scripts/release.sh --platforms="$(host_platform),windows-x86_64"
   jar="$root/dist/txn-rocksdb-streams-$version.jar"
 fi
+[[ -f $jar ]] || { echo "test-windows.sh: no jar at $jar" >&2; exit 1; }
 deps="$(mktemp)"
 trap 'rm -f "$deps"' EXIT
 mvn -B -q --no-transfer-progress -pl java dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile="$deps"
