@@ -258,28 +258,6 @@ fn an_older_wal_cut_short_before_a_newer_one_never_opens_with_a_hole() {
     assert!(cases >= 2, "no store was closed with two live WALs in 20 attempts");
 }
 
-/// Where each record of a RocksDB log file (a MANIFEST here) starts: 32 KiB blocks of records
-/// `[crc: 4][length: 2][type: 1][payload]`, a block's last bytes too short for a header padding.
-fn record_starts(bytes: &[u8]) -> Vec<usize> {
-    const BLOCK: usize = 32 * 1024;
-    let mut starts = Vec::new();
-    let mut at = 0;
-    while at + 7 <= bytes.len() {
-        let left = BLOCK - at % BLOCK;
-        if left < 7 {
-            at += left;
-            continue;
-        }
-        let length = usize::from(u16::from_le_bytes([bytes[at + 4], bytes[at + 5]]));
-        if length == 0 && bytes[at + 6] == 0 {
-            break;
-        }
-        starts.push(at);
-        at += 7 + length;
-    }
-    starts
-}
-
 /// A MANIFEST damaged where RocksDB reads it as shorter than it is, silently: cut after any of
 /// its records, or garbled from a record's start (a length field garbled past the file's end
 /// reads as a last record cut short, which RocksDB drops with everything after it). The version
@@ -296,7 +274,7 @@ fn a_manifest_that_reads_as_cut_short_never_opens_with_a_hole() {
         let states = build(&dir, Kind::KeyValue, strategy, true);
         let manifest = files(&dir).into_iter().find(|(_, kind)| *kind == "manifest").map(|(name, _)| name).unwrap();
         let bytes = std::fs::read(dir.join(&manifest)).unwrap();
-        let starts = record_starts(&bytes);
+        let starts = txn_rocksdb_format::wal::record_starts(&bytes);
         assert!(starts.len() >= 8, "{manifest}: {} records", starts.len());
         // at most 24 records, spread over the file, the last included
         let step = starts.len().div_ceil(24);

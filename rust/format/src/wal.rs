@@ -210,8 +210,23 @@ fn intact_record_after(bytes: &[u8], from: usize) -> bool {
     false
 }
 
+/// Where each record of a log (a WAL or a MANIFEST: both are written in this format) begins, from
+/// the file's start up to the first record that is not intact, padding skipped as [`scan`] skips
+/// it. The places to damage a log at, one record at a time.
+pub fn record_starts(bytes: &[u8]) -> Vec<usize> {
+    let mut starts = Vec::new();
+    walk(bytes, |at| starts.push(at));
+    starts
+}
+
 /// Scans one WAL file's bytes.
 pub fn scan(bytes: &[u8]) -> WalScan {
+    walk(bytes, |_| ())
+}
+
+/// Walks a log's records from its start, calling `record` with the start of each intact one,
+/// until the end or the first record that is not intact.
+fn walk(bytes: &[u8], mut record: impl FnMut(usize)) -> WalScan {
     let mut at = 0;
     while at < bytes.len() {
         let block_left = BLOCK_SIZE - at % BLOCK_SIZE;
@@ -222,7 +237,10 @@ pub fn scan(bytes: &[u8]) -> WalScan {
         }
         let block_end = (at + block_left).min(bytes.len());
         match record_at(bytes, at) {
-            Ok(length) => at += length,
+            Ok(length) => {
+                record(at);
+                at += length;
+            }
             // zeros to the end of the block: padding (a writer pads a block too short for the
             // next header), or preallocated space
             Err(_) if bytes[at..block_end].iter().all(|&b| b == 0) && block_end < bytes.len() => at = block_end,
@@ -263,6 +281,22 @@ mod tests {
             out.extend_from_slice(&payload);
         }
         out
+    }
+
+    #[test]
+    fn record_starts_are_every_intact_record_up_to_the_first_damaged_one() {
+        let good = log(100, 1000);
+        let starts = record_starts(&good);
+        assert_eq!(starts.len(), 100);
+        assert_eq!(starts[0], 0);
+        // 32 records of 1,007 bytes fill a block's first 32,224 bytes; the 33rd starts the next block
+        assert_eq!(starts[32], BLOCK_SIZE);
+        assert!(starts.windows(2).all(|w| w[1] - w[0] == 1007 || w[1] % BLOCK_SIZE == 0), "{starts:?}");
+        let mut garbled = good.clone();
+        garbled[starts[50] + 10] ^= 0xFF;
+        assert_eq!(record_starts(&garbled), starts[..50]);
+        assert_eq!(record_starts(&good[..starts[70] + 3]), starts[..70]);
+        assert!(record_starts(&[0; 100]).is_empty());
     }
 
     #[test]

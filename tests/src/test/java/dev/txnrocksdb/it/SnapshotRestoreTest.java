@@ -109,20 +109,7 @@ class SnapshotRestoreTest {
         Path firstHost = kafka.tmp.resolve(appId + "-host1");
         AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
         try {
-            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            int half = RECORDS / 2;
-            long processedHalf = half - half % 500;
-            app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
-                Duration.ofSeconds(120));
-            // every store of every partition has a snapshot (3 stores x 2 partitions)
-            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
-            // then, once the input is processed and the uploads settled, a little more input: its
-            // commits take a snapshot of every store holding everything before it
-            Map<Path, Long> settled = settledNewest(snapshots);
-            input.produceUpTo(kafka, half + 200);
-            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            snapshotEveryStoreAfterTheFirstHalf(app, input, snapshots);
             say("[" + appId + "] snapshots: " + manifests(snapshots).size() + " manifests kept");
             app.kill();
         } catch (Throwable t) {
@@ -258,16 +245,7 @@ class SnapshotRestoreTest {
             overrides);
         AppProcess second = null;
         try {
-            first.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            long processedHalf = half - half % 500;
-            first.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
-                Duration.ofSeconds(120));
-            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
-            Map<Path, Long> settled = settledNewest(snapshots);
-            input.produceUpTo(kafka, half + 200);
-            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            snapshotEveryStoreAfterTheFirstHalf(first, input, snapshots);
             long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
 
             // a second instance, on a host without state (a static member of its own: EosCrashApp
@@ -321,16 +299,7 @@ class SnapshotRestoreTest {
             overrides);
         AppProcess second = null;
         try {
-            first.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            long processedHalf = half - half % 500;
-            first.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
-                Duration.ofSeconds(120));
-            BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
-            Map<Path, Long> settled = settledNewest(snapshots);
-            input.produceUpTo(kafka, half + 200);
-            BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
-                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+            snapshotEveryStoreAfterTheFirstHalf(first, input, snapshots);
 
             // a second instance on a host without state (a static member of its own)
             List<String> secondOverrides = new ArrayList<>(List.of(overrides));
@@ -353,7 +322,9 @@ class SnapshotRestoreTest {
 
             // the first instance killed in the middle of more input: the second takes over
             int mark = second.mark();
+            int firstMark = first.mark();
             input.produceUpTo(kafka, RECORDS * 3 / 4);
+            first.awaitLine(firstMark, l -> l.startsWith("PROCESSED "), Duration.ofSeconds(60));
             first.kill();
             BrokerFixture.await(second.name + " RUNNING with both tasks active", Duration.ofSeconds(90),
                 () -> tasks(joined).active().equals(Set.of("0_0", "0_1"))
@@ -495,6 +466,26 @@ class SnapshotRestoreTest {
             app.kill();
             throw t;
         }
+    }
+
+    /**
+     * Waits until the app runs, has processed the first half of the input and every store of every
+     * partition (3 stores x 2 partitions) has a snapshot; then, once the uploads settled, produces a
+     * little more input, whose commits take a snapshot of every store holding everything before it,
+     * and waits for those.
+     */
+    static void snapshotEveryStoreAfterTheFirstHalf(AppProcess app, WordInput input, Path snapshots) throws Exception {
+        int half = RECORDS / 2;
+        app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+        long processedHalf = half - half % 500;
+        app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+            Duration.ofSeconds(120));
+        BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
+            () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+        Map<Path, Long> settled = settledNewest(snapshots);
+        input.produceUpTo(kafka, half + 200);
+        BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
+            () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
     }
 
     /**
