@@ -14,7 +14,7 @@ mod common;
 use common::key;
 use std::path::Path;
 use std::time::Instant;
-use txn_rocksdb::snapshot::{self, Changelog, Location};
+use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 fn main() {
@@ -54,7 +54,7 @@ fn main() {
         let target = dir.join(format!("restored-{round}"));
         let _ = std::fs::remove_dir_all(&target);
         let started = Instant::now();
-        let restored = snapshot::restore_newest(&location, "s", &target, &changelog).unwrap().unwrap();
+        let restored = snapshot::restore_newest(&location, "s", &target, &changelog, RestoreBudget::default()).unwrap().unwrap();
         let download = started.elapsed();
         let bytes: u64 = restored.manifest.files.iter().map(|f| f.size).sum();
         let opened = Instant::now();

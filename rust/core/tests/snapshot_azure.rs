@@ -20,7 +20,7 @@ use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use txn_rocksdb::snapshot::{self, Changelog, Location};
+use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
 use txn_rocksdb::{KeyValueStore, Range, StoreOptions, TopicPartition};
 
 /// Azurite's well-known development account and key (public: the emulator accepts only these).
@@ -201,7 +201,7 @@ fn state(store: &KeyValueStore) -> State {
 
 /// Restores the newest usable snapshot into a new directory; returns its number and what it holds.
 fn restore(location: &Location, dir: &Path) -> (u64, State) {
-    let restored = snapshot::restore_newest(location, STORE_ID, dir, &changelog()).unwrap().expect("a snapshot");
+    let restored = snapshot::restore_newest(location, STORE_ID, dir, &changelog(), RestoreBudget::default()).unwrap().expect("a snapshot");
     (restored.seq, state(&KeyValueStore::open(dir, StoreOptions::default()).unwrap()))
 }
 
@@ -252,7 +252,7 @@ fn snapshots_in_azure_blob_storage_restore_exactly_send_only_new_files_and_fall_
     // the objects only snapshot 2 references: each damaged, then missing, falls back to snapshot 1
     let only_second: Vec<String> = {
         let (one, two) = (manifest(&container, &runtime, 1), manifest(&container, &runtime, 2));
-        two.files.iter().map(|f| f.object.clone()).filter(|o| !one.files.iter().any(|f| &f.object == o)).collect()
+        objects(&two).into_iter().filter(|o| !objects(&one).contains(o)).collect()
     };
     assert!(!only_second.is_empty());
     let victim = ObjectPath::from(format!("{files}/{}", only_second[0]));
@@ -263,7 +263,8 @@ fn snapshots_in_azure_blob_storage_restore_exactly_send_only_new_files_and_fall_
     runtime.block_on(container.put(&victim, PutPayload::from(damaged))).unwrap();
     let (seq, restored) = restore(&location, &tmp.path().join("host-3"));
     assert_eq!((seq, &restored), (1, &first_state), "a damaged object");
-    runtime.block_on(container.delete(&victim)).unwrap();
+    let head = runtime.block_on(container.head(&victim));
+    assert!(matches!(head, Err(object_store::Error::NotFound { .. })), "the restore deleted the damaged object: {head:?}");
     let (seq, restored) = restore(&location, &tmp.path().join("host-4"));
     assert_eq!((seq, &restored), (1, &first_state), "a missing object");
     runtime.block_on(container.put(&victim, PutPayload::from(original))).unwrap();
@@ -283,10 +284,10 @@ fn snapshots_in_azure_blob_storage_restore_exactly_send_only_new_files_and_fall_
     std::thread::sleep(Duration::from_millis(1_100));
     commit(&store, 3, 100, 1_000);
     assert_eq!(snapshot::take(&store, &location, STORE_ID).unwrap().seq, 3);
-    let retained = snapshot::retain(&location, STORE_ID, 1).unwrap();
+    let retained = snapshot::retain(&location, STORE_ID, 1, &std::sync::atomic::AtomicBool::new(false)).unwrap();
     assert_eq!((retained.kept, retained.manifests_deleted), (vec![3], vec![1, 2]));
     let three = manifest(&container, &runtime, 3);
-    let mut referenced: Vec<String> = three.files.iter().map(|f| f.object.clone()).collect();
+    let mut referenced: Vec<String> = objects(&three);
     referenced.sort();
     assert_eq!(names(&container, &runtime, &files), referenced);
     let third_state = state(&store);
@@ -299,4 +300,9 @@ fn manifest(container: &impl ObjectStore, runtime: &tokio::runtime::Runtime, seq
     let path = ObjectPath::from(format!("prefix/{STORE_ID}/snapshots/{seq:020}.manifest"));
     let bytes = runtime.block_on(async { container.get(&path).await.unwrap().bytes().await.unwrap() });
     snapshot::Manifest::decode(&bytes).unwrap()
+}
+
+/// The objects a manifest references (every part of every file).
+fn objects(manifest: &txn_rocksdb::snapshot::Manifest) -> Vec<String> {
+    manifest.files.iter().flat_map(|f| &f.parts).map(|p| p.object.clone()).collect()
 }

@@ -7,7 +7,7 @@ use common::{tp, Dump, Kind, Subject};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use txn_rocksdb::snapshot::{self, Changelog, Location, Manifest, Restored};
+use txn_rocksdb::snapshot::{self, Changelog, Location, LocationSettings, Manifest, RestoreBudget, Restored};
 use txn_rocksdb::{StoreOptions, Strategy};
 
 const STORE_ID: &str = "app/0_1/counts";
@@ -63,7 +63,7 @@ impl Bench {
     }
 
     fn referenced(&self, seq: u64) -> BTreeSet<String> {
-        self.manifest(seq).files.into_iter().map(|f| f.object).collect()
+        self.manifest(seq).files.into_iter().flat_map(|f| f.parts).map(|p| p.object).collect()
     }
 
     /// Restores the newest usable snapshot into a wiped store directory, opens the store on it and
@@ -77,7 +77,7 @@ impl Bench {
         if self.store.exists() {
             std::fs::remove_dir_all(&self.store).unwrap();
         }
-        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog).unwrap();
+        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog, RestoreBudget::default()).unwrap();
         let dump = open(kind, &self.store, strategy).dump();
         (restored, dump)
     }
@@ -119,7 +119,16 @@ fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_
             let sent_bytes: u64 = sent.iter().map(|o| std::fs::metadata(bench.files_dir().join(o)).unwrap().len()).sum();
             assert_eq!(second.bytes_uploaded, sent_bytes, "{case}");
             let reused = bench.referenced(2).intersection(&bench.referenced(1)).count();
-            assert!(reused > 0 && reused + sent.len() == second.files, "{case}: {reused} reused, {} sent of {}", sent.len(), second.files);
+            let objects = bench.referenced(2).len();
+            assert!(reused > 0 && reused + sent.len() == objects, "{case}: {reused} reused, {} sent of {objects}", sent.len());
+            assert!(objects >= second.files, "{case}: every file is one object or more");
+            // the write-ahead log grew: only what was appended to it is sent, after the first's copy
+            let wal = |seq: u64| bench.manifest(seq).files.into_iter().find(|f| f.name.ends_with(".log")).expect("a WAL");
+            let (first_wal, second_wal) = (wal(1), wal(2));
+            assert_eq!(second_wal.parts[..first_wal.parts.len()], first_wal.parts[..], "{case}: the first's parts reused");
+            assert_eq!(second_wal.parts.len(), first_wal.parts.len() + 1, "{case}");
+            let appended = second_wal.parts.last().unwrap();
+            assert!(sent.contains(&appended.object) && appended.size == second_wal.size - first_wal.size, "{case}");
             assert!(
                 bench.referenced(1).iter().filter(|o| o.contains(".sst-")).all(|o| bench.referenced(2).contains(o)),
                 "{case}: the first snapshot's SST files are still live, so the second references them"
@@ -179,7 +188,7 @@ fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
             // a data file only the second references: an SST file, else the WAL a checkpoint
             // copies when it did not flush
             let data = |kind: &str| only_second.iter().find(|o| o.contains(kind) && !o.contains("-0-")).cloned();
-            let object = bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).unwrap());
+            let object = bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).or_else(|| data(".log+")).unwrap());
             match damage {
                 "missing" => std::fs::remove_file(&object).unwrap(),
                 "corrupted" => {
@@ -241,15 +250,15 @@ fn a_snapshot_without_its_manifest_is_never_used() {
 #[test]
 fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let bench = Bench::new();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap(), None);
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap(), None);
     let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
     commit_range(&store, 0, 2);
     snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     drop(store);
-    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap_err().to_string();
+    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap_err().to_string();
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
-    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog()).unwrap(), None);
+    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog(), RestoreBudget::default()).unwrap(), None);
     for uri in [
         "gs://bucket/prefix",
         "not a uri",
@@ -282,21 +291,22 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
 fn retention_deletes_exactly_the_objects_no_kept_snapshot_references() {
     for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
         let bench = Bench::new();
-        let store = open(Kind::Window, &bench.store, strategy);
         let mut states = Vec::new();
         for round in 0..4 {
+            // reopened every round: its write-ahead log flushed and replaced, so older snapshots
+            // reference files the newer ones do not
+            let store = open(Kind::Window, &bench.store, strategy);
             commit_range(&store, round * 4, round * 4 + 4);
             snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
             states.push(store.dump());
         }
-        drop(store);
         let all = bench.objects();
         let kept: BTreeSet<String> = bench.referenced(3).union(&bench.referenced(4)).cloned().collect();
         let expected_deleted: Vec<String> = all.difference(&kept).cloned().collect();
         assert!(!expected_deleted.is_empty(), "{strategy:?}: the older snapshots have files the newer ones dropped");
 
-        assert!(snapshot::retain(&bench.location, STORE_ID, 0).is_err());
-        let retained = snapshot::retain(&bench.location, STORE_ID, 2).unwrap();
+        assert!(snapshot::retain(&bench.location, STORE_ID, 0, &AtomicBool::new(false)).is_err());
+        let retained = snapshot::retain(&bench.location, STORE_ID, 2, &AtomicBool::new(false)).unwrap();
         assert_eq!(retained.kept, vec![4, 3], "{strategy:?}");
         assert_eq!(retained.manifests_deleted, vec![1, 2], "{strategy:?}");
         assert_eq!(retained.files_deleted, expected_deleted, "{strategy:?}");
@@ -304,7 +314,7 @@ fn retention_deletes_exactly_the_objects_no_kept_snapshot_references() {
         assert!(!bench.manifest_path(1).exists() && !bench.manifest_path(2).exists());
 
         // nothing more to delete; both kept snapshots restore
-        assert_eq!(snapshot::retain(&bench.location, STORE_ID, 2).unwrap().files_deleted, Vec::<String>::new());
+        assert_eq!(snapshot::retain(&bench.location, STORE_ID, 2, &AtomicBool::new(false)).unwrap().files_deleted, Vec::<String>::new());
         let (restored, dump) = bench.restore(Kind::Window, strategy);
         assert_eq!(restored.unwrap().seq, 4);
         assert!(dump == states[3]);
@@ -324,7 +334,7 @@ fn retention_keeps_the_objects_of_a_snapshot_being_written() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     let in_progress = bench.files_dir().join("000999.sst-3-00000000");
     std::fs::write(&in_progress, b"abc").unwrap();
-    let retained = snapshot::retain(&bench.location, STORE_ID, 1).unwrap();
+    let retained = snapshot::retain(&bench.location, STORE_ID, 1, &AtomicBool::new(false)).unwrap();
     assert_eq!(retained.kept, vec![2]);
     assert!(in_progress.exists());
     assert!(!retained.files_deleted.iter().any(|o| bench.referenced(2).contains(o)));
@@ -445,7 +455,7 @@ fn a_store_wiped_and_recreated_is_never_given_the_old_files_checksums() {
     assert_ne!(bench.referenced(1), bench.referenced(2), "other bytes, other objects");
 
     std::fs::remove_dir_all(&bench.store).unwrap();
-    let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap().unwrap();
+    let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap().unwrap();
     assert_eq!(restored.seq, 2);
     let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
     assert_eq!(store.range(Range::all()).unwrap().collect_all().unwrap(), expected);
@@ -499,7 +509,7 @@ fn two_owners_snapshotting_one_store_at_once_never_make_a_mixed_image() {
                     refused += 1;
                 }
             }
-            snapshot::retain(&bench.location, STORE_ID, 2).unwrap();
+            snapshot::retain(&bench.location, STORE_ID, 2, &AtomicBool::new(false)).unwrap();
         }
         (taken, refused)
     };
@@ -548,7 +558,7 @@ fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
         let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
         drop(store);
         std::fs::remove_dir_all(&bench.store).unwrap();
-        let Some(_) = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap() else {
+        let Some(_) = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap() else {
             // an image without an offset is never used: the changelog restores everything
             assert!(taken.offsets.is_empty() && !flush_between, "{:?}", taken.offsets);
             continue;
@@ -583,7 +593,7 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
     let bench = Bench::new();
     let store = store_of_3_mb(&bench.store);
     let limit = 1_000_000;
-    let limited = Location::parse(&format!("file://{}", bench.objects.display()), &[]).unwrap().with_upload_limit(limit);
+    let limited = Location::open(&format!("file://{}", bench.objects.display()), &[], LocationSettings { upload_bytes_per_second: limit, ..LocationSettings::default() }).unwrap();
     let started = std::time::Instant::now();
     let taken = snapshot::take(&store, &limited, STORE_ID).unwrap();
     let took = started.elapsed();
@@ -598,7 +608,7 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
     store.put(b"one-more", Some(&[1u8; 3_000_000])).unwrap();
     store.commit(&[(tp(), Some(20))], None).unwrap();
     let prepared = snapshot::prepare(&store).unwrap();
-    let slow = Location::parse(&format!("file://{}", bench.objects.display()), &[]).unwrap().with_upload_limit(100_000);
+    let slow = Location::open(&format!("file://{}", bench.objects.display()), &[], LocationSettings { upload_bytes_per_second: 100_000, ..LocationSettings::default() }).unwrap();
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let upload = scope.spawn(|| snapshot::upload(prepared, &slow, STORE_ID, &cancel));
@@ -613,7 +623,132 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
 
     // the limited snapshot restores exactly its commit
     std::fs::remove_dir_all(&bench.store).unwrap();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog()).unwrap().unwrap().seq, 1);
+    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq, 1);
     let restored = txn_rocksdb::KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
     assert!((restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), restored.committed_offsets().unwrap()) == state);
+}
+
+/// Under the same trickle of updates, each snapshot sends about what changed, whether the state
+/// sits entirely in the memtable (its data only in the write-ahead log, which a snapshot once sent
+/// whole every time) or in SST files: here within 3x the bytes of the keys and values written since
+/// the last snapshot, plus 4 KiB.
+#[test]
+fn each_snapshot_sends_what_changed_for_a_small_and_a_large_state() {
+    use txn_rocksdb::KeyValueStore;
+    let value = |i: u32, round: u32| format!("{i:08}-{round:04}-").repeat(7).into_bytes(); // 112 bytes
+    for (state, keys) in [("small, in the memtable", 2_000u32), ("large, in SST files", 200_000)] {
+        let bench = Bench::new();
+        let mut store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        for chunk in (0..keys).collect::<Vec<_>>().chunks(10_000) {
+            for &i in chunk {
+                store.put(format!("key-{i:08}").as_bytes(), Some(&value(i, 0))).unwrap();
+            }
+            store.commit(&[(tp(), Some(i64::from(chunk[0])))], None).unwrap();
+        }
+        if keys > 100_000 {
+            // reopened: the memtable flushed into SST files, a new write-ahead log
+            drop(store);
+            store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        }
+        let first = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
+        let mut sent = Vec::new();
+        for round in 1..=10u32 {
+            let mut changed = 0;
+            for j in 0..20 {
+                let i = (round * 7_919 + j * 104_729) % keys;
+                let (key, value) = (format!("key-{i:08}"), value(i, round));
+                changed += key.len() + value.len();
+                store.put(key.as_bytes(), Some(&value)).unwrap();
+            }
+            store.commit(&[(tp(), Some(1_000_000 + i64::from(round)))], None).unwrap();
+            let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
+            sent.push(taken.bytes_uploaded);
+            assert!(
+                taken.bytes_uploaded <= 3 * changed as u64 + 4_096,
+                "{state}: snapshot {} sent {} bytes for {changed} bytes changed (the first sent {})",
+                taken.seq,
+                taken.bytes_uploaded,
+                first.bytes_uploaded
+            );
+        }
+        eprintln!("{state}: {keys} keys, first snapshot {} bytes, then per snapshot {sent:?} for ~2,600 bytes changed", first.bytes_uploaded);
+        let state_now = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+        drop(store);
+        std::fs::remove_dir_all(&bench.store).unwrap();
+        let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap();
+        assert_eq!(restored.unwrap().seq, 11, "{state}");
+        let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+        let restored_state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+        assert!(restored_state == state_now, "{state}: the newest snapshot, its parts put together, is the store's commit");
+    }
+}
+
+/// An object every snapshot shares (an SST file of the store's state), damaged in place: each
+/// snapshot reads back a few of the objects it references, so within (objects / 2) snapshots one
+/// finds it damaged and sends it again, and the newest snapshot restores; damaged again, a restore
+/// that finds it deletes it (falling back to the changelog, every snapshot sharing it), and the
+/// next snapshot sends it again at once.
+#[test]
+fn a_damaged_object_every_snapshot_shares_is_sent_again() {
+    use txn_rocksdb::KeyValueStore;
+    let bench = Bench::new();
+    let mut store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
+    for i in 0..20_000u32 {
+        store.put(format!("key-{i:08}").as_bytes(), Some(&[i as u8; 100])).unwrap();
+    }
+    store.commit(&[(tp(), Some(1))], None).unwrap();
+    drop(store);
+    store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap(); // flushed into SST files
+    let mut offset = 1;
+    let mut snapshot = |store: &KeyValueStore| {
+        offset += 1;
+        store.put(format!("trickle-{offset}").as_bytes(), Some(b"x")).unwrap();
+        store.commit(&[(tp(), Some(offset))], None).unwrap();
+        snapshot::take(store, &bench.location, STORE_ID).unwrap()
+    };
+    let first = snapshot(&store);
+    let sst = bench.referenced(first.seq).into_iter().find(|o| o.contains(".sst-")).expect("an SST file");
+    let damage = || {
+        let path = bench.files_dir().join(&sst);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x10;
+        std::fs::write(&path, bytes).unwrap();
+    };
+    snapshot(&store);
+    damage();
+    let objects = bench.referenced(first.seq).len();
+    let bound = objects.div_ceil(2) + 1;
+    let mut healed_after = None;
+    for n in 1..=bound {
+        let taken = snapshot(&store);
+        assert!(bench.referenced(taken.seq).contains(&sst), "every snapshot shares it");
+        if taken.objects_damaged > 0 {
+            assert_eq!((taken.objects_damaged, taken.objects_resent), (1, 1), "{taken:?}");
+            healed_after = Some(n);
+            break;
+        }
+    }
+    let healed_after = healed_after.unwrap_or_else(|| panic!("not found damaged within {bound} snapshots of {objects} objects"));
+    eprintln!("found damaged and sent again by snapshot {healed_after} after the damage ({objects} objects, bound {bound})");
+    let newest = snapshot(&store);
+    let state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+    let restore_into = |dir: &Path| {
+        snapshot::restore_newest(&bench.location, STORE_ID, dir, &changelog(), RestoreBudget::default()).unwrap()
+    };
+    let host = bench.store.with_file_name("host-2");
+    assert_eq!(restore_into(&host).map(|r| r.seq), Some(newest.seq), "the newest snapshot restores");
+    let restored = KeyValueStore::open(&host, StoreOptions::default()).unwrap();
+    assert!((restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), restored.committed_offsets().unwrap()) == state);
+    drop(restored);
+
+    // damaged again: a restore finds it in every snapshot, deletes it, restores nothing; the next
+    // snapshot sends it again, and the restore after it uses that snapshot
+    damage();
+    assert_eq!(restore_into(&bench.store.with_file_name("host-3")), None, "every snapshot shares the damaged object");
+    assert!(!bench.files_dir().join(&sst).exists(), "the restore deleted it");
+    let taken = snapshot(&store);
+    assert_eq!(taken.objects_resent, 1, "{taken:?}");
+    assert!(bench.files_dir().join(&sst).exists());
+    assert_eq!(restore_into(&bench.store.with_file_name("host-4")).map(|r| r.seq), Some(taken.seq));
 }

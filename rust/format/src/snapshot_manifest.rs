@@ -8,11 +8,18 @@
 //! value format (u8, [`ValueFormat::code`]), transactional (u8: 0 or 1), strategy (u8,
 //! [`Strategy::code`]), offsets (u32 count, then per partition: topic (u32-prefixed UTF-8),
 //! partition (i32), offset (i64)), position (u8 0 = none, 1 = a u32-prefixed blob follows), files
-//! (u32 count, then per file: local name, object name (both u32-prefixed UTF-8), size (u64),
-//! crc32c of the file's bytes (u32)), and last the crc32c of every preceding byte (u32).
+//! (u32 count, then per file: local name (u32-prefixed UTF-8), size (u64), crc32c of the file's
+//! bytes (u32), parts (u32 count, at least 1, then per part: object name (u32-prefixed UTF-8), size
+//! (u64), crc32c (u32))), and last the crc32c of every preceding byte (u32).
+//!
+//! A file is the concatenation of its parts, each an object: one part for a file sent whole; a file
+//! that grows by appends (RocksDB's write-ahead log) is sent as the parts an earlier snapshot sent
+//! and a part with what was appended since. Version 1 (still read) had one object per file: local
+//! name, object name, size, crc32c.
 //!
 //! A file's local name is a plain RocksDB file name (no path separator, not `.` or `..`): restore
-//! writes it into a directory, so a manifest cannot name a file outside it. Names are unique.
+//! writes it into a directory, so a manifest cannot name a file outside it. Names are unique. The
+//! sizes of a file's parts add up to its size.
 
 use crate::offsets::TopicPartition;
 use crate::open_options::Strategy;
@@ -22,8 +29,10 @@ use crate::wal::crc32c;
 use crate::{Decoded, Malformed};
 
 const MAGIC: &[u8; 8] = b"TXNSNAP\x01";
-/// The manifest format this code writes and reads.
-pub const VERSION: u32 = 1;
+/// The manifest format this code writes (and the newest it reads).
+pub const VERSION: u32 = 2;
+/// The oldest manifest format this code reads: one object per file.
+pub const VERSION_ONE_OBJECT_PER_FILE: u32 = 1;
 const CRC_LEN: usize = 4;
 
 /// One file of a snapshot.
@@ -31,11 +40,21 @@ const CRC_LEN: usize = 4;
 pub struct SnapshotFile {
     /// Its name in the store's directory (`000012.sst`, `MANIFEST-000005`, `CURRENT`, ...).
     pub name: String,
-    /// Its object's name under the store's `files/` (unique per content: see the engine's
+    pub size: u64,
+    /// crc32c (Castagnoli) of its bytes.
+    pub crc32c: u32,
+    /// The objects whose bytes, one after another, are the file's (at least one).
+    pub parts: Vec<FilePart>,
+}
+
+/// A run of a file's bytes, stored as one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePart {
+    /// The object's name under the store's `files/` (unique per content: see the engine's
     /// `snapshot::object_name`).
     pub object: String,
     pub size: u64,
-    /// crc32c (Castagnoli) of its bytes.
+    /// crc32c of the part's bytes.
     pub crc32c: u32,
 }
 
@@ -102,18 +121,24 @@ impl Manifest {
         out.extend_from_slice(&(self.files.len() as u32).to_be_bytes());
         for file in &self.files {
             push_str(&mut out, file.name.as_bytes());
-            push_str(&mut out, file.object.as_bytes());
             out.extend_from_slice(&file.size.to_be_bytes());
             out.extend_from_slice(&file.crc32c.to_be_bytes());
+            out.extend_from_slice(&(file.parts.len() as u32).to_be_bytes());
+            for part in &file.parts {
+                push_str(&mut out, part.object.as_bytes());
+                out.extend_from_slice(&part.size.to_be_bytes());
+                out.extend_from_slice(&part.crc32c.to_be_bytes());
+            }
         }
         let crc = crc32c(&out);
         out.extend_from_slice(&crc.to_be_bytes());
         out
     }
 
-    /// Decodes a manifest; the error says why the bytes are not one (not a manifest, a newer
-    /// format version, checksum mismatch, truncation, an unknown code, a file name that is not a
-    /// plain file name or comes twice, trailing bytes).
+    /// Decodes a manifest of this version or version 1; the error says why the bytes are not one
+    /// (not a manifest, a newer format version, checksum mismatch, truncation, an unknown code, a
+    /// file or object name that is not a plain file name, a file name that comes twice, a file
+    /// without parts or whose parts do not add up to its size, trailing bytes).
     pub fn decode(bytes: &[u8]) -> Decoded<Manifest> {
         if bytes.len() < MAGIC.len() + 4 + CRC_LEN || &bytes[..MAGIC.len()] != MAGIC {
             return Err(Malformed("not a txn-rocksdb snapshot manifest".into()));
@@ -124,8 +149,10 @@ impl Manifest {
         }
         let mut reader = Reader::new(&body[MAGIC.len()..], "snapshot manifest");
         let version = reader.u32()?;
-        if version != VERSION {
-            return Err(Malformed(format!("manifest format version {version}; this build reads version {VERSION}")));
+        if !(VERSION_ONE_OBJECT_PER_FILE..=VERSION).contains(&version) {
+            return Err(Malformed(format!(
+                "manifest format version {version}; this build reads versions {VERSION_ONE_OBJECT_PER_FILE} to {VERSION}"
+            )));
         }
         let seq = reader.u64()?;
         let created_ms = reader.i64()?;
@@ -141,7 +168,7 @@ impl Manifest {
             .into_iter()
             .find(|s| s.code() == strategy_code)
             .ok_or_else(|| Malformed(format!("unknown transaction strategy code {strategy_code}")))?;
-        // Every entry takes at least 16 bytes (files: 20), so the loops end with the input.
+        // Every entry takes at least 16 bytes, so the loops end with the input.
         let mut offsets = Vec::new();
         for _ in 0..reader.u32()? {
             let topic = read_str(&mut reader, "a topic")?;
@@ -159,13 +186,22 @@ impl Manifest {
             if !is_plain_file_name(&name) {
                 return Err(Malformed(format!("file name {name:?} is not a plain file name")));
             }
-            let object = read_str(&mut reader, "an object name")?;
-            if !is_plain_file_name(&object) {
-                return Err(Malformed(format!("object name {object:?} is not a plain file name")));
-            }
-            let size = reader.u64()?;
-            let crc32c = reader.u32()?;
-            files.push(SnapshotFile { name, object, size, crc32c });
+            let file = if version == VERSION_ONE_OBJECT_PER_FILE {
+                let part = read_part(&mut reader)?;
+                SnapshotFile { name, size: part.size, crc32c: part.crc32c, parts: vec![part] }
+            } else {
+                let (size, crc32c) = (reader.u64()?, reader.u32()?);
+                let mut parts = Vec::new();
+                for _ in 0..reader.u32()? {
+                    parts.push(read_part(&mut reader)?);
+                }
+                let total = parts.iter().try_fold(0u64, |total, part| total.checked_add(part.size));
+                if parts.is_empty() || total != Some(size) {
+                    return Err(Malformed(format!("the parts of file {name:?} do not make its {size} bytes")));
+                }
+                SnapshotFile { name, size, crc32c, parts }
+            };
+            files.push(file);
         }
         let mut names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
         names.sort_unstable();
@@ -177,6 +213,15 @@ impl Manifest {
         }
         Ok(Manifest { seq, created_ms, store_id, value_format, transactional, strategy, offsets, position, files })
     }
+}
+
+/// A part: object name, size, crc32c (version 1's file entry after its name).
+fn read_part(reader: &mut Reader<'_>) -> Decoded<FilePart> {
+    let object = read_str(reader, "an object name")?;
+    if !is_plain_file_name(&object) {
+        return Err(Malformed(format!("object name {object:?} is not a plain file name")));
+    }
+    Ok(FilePart { object, size: reader.u64()?, crc32c: reader.u32()? })
 }
 
 /// Wraps `body` (everything after the magic and version, before the checksum) into a manifest
@@ -206,19 +251,51 @@ mod tests {
             strategy: Strategy::SecondaryStore,
             offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 42)],
             position: Some(b"position".to_vec()),
-            files: vec![
-                SnapshotFile { name: "000012.sst".into(), object: "000012.sst-100-0a0b0c0d".into(), size: 100, crc32c: 0x0a0b_0c0d },
-                SnapshotFile { name: "CURRENT".into(), object: "CURRENT-16-01020304".into(), size: 16, crc32c: 0x0102_0304 },
+            files: vec![whole("000012.sst", "000012.sst-100-0a0b0c0d", 100, 0x0a0b_0c0d), whole("CURRENT", "CURRENT-16-01020304", 16, 0x0102_0304)],
+        }
+    }
+
+    fn whole(name: &str, object: &str, size: u64, crc32c: u32) -> SnapshotFile {
+        SnapshotFile { name: name.into(), size, crc32c, parts: vec![FilePart { object: object.into(), size, crc32c }] }
+    }
+
+    /// A write-ahead log sent in two snapshots: the part the first sent and what was appended.
+    fn appended() -> SnapshotFile {
+        SnapshotFile {
+            name: "000009.log".into(),
+            size: 150,
+            crc32c: 0x1111_2222,
+            parts: vec![
+                FilePart { object: "000009.log-100-0a0b0c0d".into(), size: 100, crc32c: 0x0a0b_0c0d },
+                FilePart { object: "000009.log+100-50-05060708".into(), size: 50, crc32c: 0x0506_0708 },
             ],
         }
     }
 
     #[test]
     fn a_manifest_decodes_to_itself() {
-        let manifest = manifest();
+        let mut manifest = manifest();
+        manifest.files.push(appended());
         assert_eq!(Manifest::decode(&manifest.encode()), Ok(manifest.clone()));
         let bare = Manifest { position: None, offsets: vec![], files: vec![], ..manifest };
         assert_eq!(Manifest::decode(&bare.encode()), Ok(bare));
+    }
+
+    #[test]
+    fn parts_that_do_not_make_their_file_are_refused() {
+        for parts in [vec![], appended().parts[..1].to_vec()] {
+            let mut bad = manifest();
+            bad.files.push(SnapshotFile { parts, ..appended() });
+            let why = Manifest::decode(&bad.encode()).unwrap_err().0;
+            assert!(why.contains("do not make its 150 bytes"), "{why}");
+        }
+        let mut overflow = manifest();
+        let part = FilePart { object: "x".into(), size: u64::MAX, crc32c: 0 };
+        overflow.files.push(SnapshotFile { name: "big".into(), size: 1, crc32c: 0, parts: vec![part.clone(), part] });
+        assert!(Manifest::decode(&overflow.encode()).is_err());
+        let mut escaping = manifest();
+        escaping.files[0].parts[0].object = "../x".into();
+        assert!(Manifest::decode(&escaping.encode()).unwrap_err().0.contains("not a plain file name"));
     }
 
     #[test]
@@ -245,12 +322,18 @@ mod tests {
         assert!(Manifest::decode(&twice.encode()).unwrap_err().0.contains("comes twice"));
     }
 
+    /// The fuzzers' seeds: a manifest of this version, and one of version 1 (one object per file),
+    /// which decodes to the same manifest, each file one part.
     #[test]
     fn the_fuzzers_seeds_are_manifests() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+        let expected = Manifest { seq: 3, strategy: Strategy::IndexedBatch, ..manifest() };
         let seed = std::fs::read(dir.join("snapshot_manifest/seed-valid")).unwrap();
-        let decoded = Manifest::decode(&seed).unwrap();
-        assert_eq!(decoded, Manifest { seq: 3, strategy: Strategy::IndexedBatch, ..manifest() });
+        assert_eq!(Manifest::decode(&seed).unwrap(), expected);
+        assert_eq!(seed, expected.encode(), "the seed is this version's encoding");
+        let version_one = std::fs::read(dir.join("snapshot_manifest/seed-version-1")).unwrap();
+        assert_eq!(&version_one[MAGIC.len()..MAGIC.len() + 4], &VERSION_ONE_OBJECT_PER_FILE.to_be_bytes());
+        assert_eq!(Manifest::decode(&version_one).unwrap(), expected);
         let body = std::fs::read(dir.join("snapshot_manifest_sealed/seed-valid")).unwrap();
         assert_eq!(seal(&body), seed);
     }
@@ -258,10 +341,10 @@ mod tests {
     #[test]
     fn a_newer_format_version_is_named() {
         let mut bytes = manifest().encode();
-        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&2u32.to_be_bytes());
+        bytes[MAGIC.len()..MAGIC.len() + 4].copy_from_slice(&(VERSION + 1).to_be_bytes());
         let body_len = bytes.len() - CRC_LEN;
         let crc = crc32c(&bytes[..body_len]);
         bytes[body_len..].copy_from_slice(&crc.to_be_bytes());
-        assert!(Manifest::decode(&bytes).unwrap_err().0.contains("version 2"));
+        assert!(Manifest::decode(&bytes).unwrap_err().0.contains(&format!("version {}", VERSION + 1)));
     }
 }

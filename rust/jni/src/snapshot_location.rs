@@ -16,7 +16,8 @@ use jni::sys::{jint, jlong};
 use jni::{Env, EnvUnowned};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use txn_rocksdb::snapshot::{self, Changelog, Location, Prepared};
+use std::time::{Duration, Instant};
+use txn_rocksdb::snapshot::{self, Changelog, Location, LocationSettings, Prepared, RestoreBudget};
 use txn_rocksdb::TopicPartition;
 
 /// A prepared snapshot and the flag that cancels its upload.
@@ -52,14 +53,31 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     uri: JString<'l>,
     options: JString<'l>,
     upload_bytes_per_second: jlong,
+    request_timeout_ms: jlong,
+    io_threads: jint,
 ) -> jlong {
     run(&mut env, |env| {
         let uri = string(env, &uri, "snapshot location")?;
         let options = string(env, &options, "snapshot location options")?;
-        let limit = u64::try_from(upload_bytes_per_second)
+        let upload_bytes_per_second = u64::try_from(upload_bytes_per_second)
             .map_err(|_| invalid(format!("the upload limit must be at least 0, not {upload_bytes_per_second}")))?;
-        Ok(into_handle(Location::parse(&uri, &location_options(&options)?)?.with_upload_limit(limit)))
+        let request_timeout = millis(request_timeout_ms, "the request timeout")?;
+        let threads = usize::try_from(io_threads).map_err(|_| invalid(format!("snapshot I/O threads: {io_threads}")))?;
+        let in_force = snapshot::set_io_threads(threads)?;
+        if in_force != threads {
+            log::warn!("snapshot I/O threads: {threads} asked for, {in_force} in force (set once, by the first store to open)");
+        }
+        let settings = LocationSettings { request_timeout, upload_bytes_per_second, ..LocationSettings::default() };
+        Ok(into_handle(Location::open(&uri, &location_options(&options)?, settings)?))
     })
+}
+
+/// A positive duration in milliseconds.
+fn millis(ms: jlong, what: &str) -> NativeResult<Duration> {
+    match u64::try_from(ms) {
+        Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
+        _ => Err(invalid(format!("{what} must be more than 0 ms, not {ms}"))),
+    }
 }
 
 /// The options Java's `NativeSnapshotLocation.open` joined: `key=value` lines (a value may hold
@@ -84,8 +102,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     run(&mut env, |_| free::<Location>(handle, "snapshot location"))
 }
 
-/// `[seq, files, bytes, snapshots skipped]` of the snapshot put into `dir`, or null when none is
-/// usable.
+/// `[seq, files, bytes, snapshots skipped, ms waited]` of the snapshot put into `dir`, or null when none is
+/// usable; waiting `patience_ms` at most for the location in all, returning within `timeout_ms`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_restoreNewest<'l>(
     mut env: EnvUnowned<'l>,
@@ -97,13 +115,19 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     partition: jint,
     start: jlong,
     end: jlong,
+    patience_ms: jlong,
+    timeout_ms: jlong,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let store_id = string(env, &store_id, "store id")?;
         let dir = string(env, &dir, "store directory")?;
         let topic = string(env, &topic, "changelog topic")?;
         let changelog = Changelog { partition: TopicPartition { topic, partition }, start, end };
-        match snapshot::restore_newest(location(handle)?, &store_id, dir.as_ref(), &changelog)? {
+        let budget = RestoreBudget {
+            patience: millis(patience_ms, "a restore's patience")?,
+            deadline: Some(Instant::now() + millis(timeout_ms, "a restore's time")?),
+        };
+        match snapshot::restore_newest(location(handle)?, &store_id, dir.as_ref(), &changelog, budget)? {
             None => Ok(JByteArray::default()),
             Some(restored) => longs(
                 env,
@@ -112,6 +136,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
                     to_jlong(restored.manifest.files.len()),
                     to_jlong(restored.bytes),
                     to_jlong(restored.skipped.len()),
+                    to_jlong(restored.waited.as_millis()),
                 ],
             ),
         }
@@ -133,8 +158,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
 }
 
 /// Sends the prepared snapshot (once: a second call is an `IllegalArgumentException`) and returns
-/// `[seq, files, files sent, bytes sent, changelog offset]` (the offset of its one changelog
-/// partition, -1 where it holds none).
+/// `[seq, files, objects sent, bytes sent, changelog offset, objects verified, objects found
+/// damaged, objects sent again]` (the offset of its one changelog partition, -1 where it holds none).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_upload<'l>(
     mut env: EnvUnowned<'l>,
@@ -157,6 +182,9 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
                 to_jlong(sent.files_uploaded),
                 to_jlong(sent.bytes_uploaded),
                 sent.offsets.first().map_or(-1, |(_, offset)| *offset),
+                to_jlong(sent.objects_verified),
+                to_jlong(sent.objects_damaged),
+                to_jlong(sent.objects_resent),
             ],
         )
     })
@@ -185,19 +213,22 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     run(&mut env, |_| free::<PreparedHandle>(prepared_handle, "prepared snapshot"))
 }
 
-/// Keeps the newest `keep` snapshots of the store and returns `[manifests deleted, objects deleted]`.
+/// Keeps the newest `keep` snapshots of the store (stopped by the prepared snapshot's cancel) and
+/// returns `[manifests deleted, objects deleted]`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_retain<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
+    prepared_handle: jlong,
     store_id: JString<'l>,
     keep: jint,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let store_id = string(env, &store_id, "store id")?;
         let keep = usize::try_from(keep).map_err(|_| invalid(format!("snapshots to keep is {keep}, not at least 1")))?;
-        let retained = snapshot::retain(location(handle)?, &store_id, keep)?;
+        let prepared: &PreparedHandle = borrow(prepared_handle, "prepared snapshot")?;
+        let retained = snapshot::retain(location(handle)?, &store_id, keep, &prepared.cancel)?;
         longs(env, &[to_jlong(retained.manifests_deleted.len()), to_jlong(retained.files_deleted.len())])
     })
 }

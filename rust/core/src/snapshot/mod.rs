@@ -21,17 +21,25 @@
 //! incomplete; `None` where none is usable (the caller restores from the changelog).
 //! [`retain`]: the newest N manifests kept, and the objects none of them references deleted once
 //! they are older than the oldest kept manifest (so never an object a snapshot being written sent).
+//!
+//! Waiting is bounded everywhere (`io.rs`): each request by the location's request timeout, a
+//! restore by its [`RestoreBudget`] (the waiting it puts up with, a deadline), an upload by its
+//! cancel flag; a location that went unanswered is skipped for a while (`LocationSettings`). Every
+//! location of a process shares one I/O runtime of [`io_threads`] threads.
 
+mod io;
 mod location;
 mod restore;
 mod retention;
+mod sent;
 mod take;
 
-pub use location::Location;
-pub use restore::{restore_newest, Changelog, Restored};
+pub use io::{io_threads, set_io_threads, DEFAULT_IO_THREADS};
+pub use location::{Location, LocationSettings};
+pub use restore::{restore_newest, Changelog, RestoreBudget, Restored};
 pub use retention::{retain, Retained};
 pub use take::{prepare, take, upload, Prepared, Taken};
-pub use txn_rocksdb_format::snapshot_manifest::{Manifest, SnapshotFile};
+pub use txn_rocksdb_format::snapshot_manifest::{FilePart, Manifest, SnapshotFile};
 
 use crate::error::Error;
 use std::io::Read;
@@ -55,24 +63,43 @@ fn manifest_seq(name: &str) -> Option<u64> {
     (digits.len() == 20 && digits.bytes().all(|b| b.is_ascii_digit())).then(|| digits.parse().ok())?
 }
 
-/// The object name of a file: its name, size and crc32c, so that equal names mean equal bytes.
-fn object_name(name: &str, size: u64, crc32c: u32) -> String {
-    format!("{name}-{size}-{crc32c:08x}")
+/// The object name of the part of file `name` starting at `offset`: the file's name, the part's
+/// offset (left out at 0, where a part is usually the whole file), size and crc32c, so that equal
+/// names mean equal bytes.
+fn object_name(name: &str, offset: u64, size: u64, crc32c: u32) -> String {
+    match offset {
+        0 => format!("{name}-{size}-{crc32c:08x}"),
+        offset => format!("{name}+{offset}-{size}-{crc32c:08x}"),
+    }
 }
 
-/// The size and crc32c of a local file.
-fn file_checksum(path: &Path) -> std::io::Result<(u64, u32)> {
+/// A local file's size and crc32c, and the crc32c of its bytes before and after `prefix` (a
+/// prefix longer than the file is the whole file).
+fn file_checksum(path: &Path, prefix: u64) -> std::io::Result<FileChecksum> {
     let mut file = std::fs::File::open(path)?;
     let mut buffer = vec![0u8; 1 << 20];
-    let (mut size, mut crc) = (0u64, 0u32);
+    let mut sum = FileChecksum { size: 0, crc32c: 0, prefix_crc32c: 0, suffix_crc32c: 0 };
     loop {
         let read = file.read(&mut buffer)?;
         if read == 0 {
-            return Ok((size, crc));
+            return Ok(sum);
         }
-        crc = crc32c_extend(crc, &buffer[..read]);
-        size += read as u64;
+        let bytes = &buffer[..read];
+        let within = usize::try_from(prefix.saturating_sub(sum.size)).map_or(read, |left| left.min(read));
+        sum.prefix_crc32c = crc32c_extend(sum.prefix_crc32c, &bytes[..within]);
+        sum.suffix_crc32c = crc32c_extend(sum.suffix_crc32c, &bytes[within..]);
+        sum.crc32c = crc32c_extend(sum.crc32c, bytes);
+        sum.size += read as u64;
     }
+}
+
+/// What [`file_checksum`] read.
+struct FileChecksum {
+    size: u64,
+    crc32c: u32,
+    /// The crc32c of the bytes before the prefix's end, and of those after it.
+    prefix_crc32c: u32,
+    suffix_crc32c: u32,
 }
 
 /// A storage error about a local path.

@@ -1,10 +1,12 @@
 //! Restoring a store's directory from its newest usable snapshot.
 
+use super::io::{Patience, Stop};
 use super::location::Location;
 use super::{local_err, manifest_seq, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use txn_rocksdb_format::snapshot_manifest::Manifest;
 
 /// A store's changelog partition as it is now, which a snapshot must belong to: Kafka seeks to
@@ -47,6 +49,24 @@ impl Changelog {
     }
 }
 
+/// How long [`restore_newest`] may wait, so that a store opening never waits long for a location
+/// that does not answer (the rest of its state comes from the changelog).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RestoreBudget {
+    /// The waiting it puts up with in all: time in which no byte arrived from the location. A
+    /// location that answers never runs it out however large the snapshot; one that is silent,
+    /// or answers each request late, does.
+    pub patience: Duration,
+    /// When it returns, done or not (the time its caller can give all its restores).
+    pub deadline: Option<Instant>,
+}
+
+impl Default for RestoreBudget {
+    fn default() -> RestoreBudget {
+        RestoreBudget { patience: Duration::from_secs(10), deadline: None }
+    }
+}
+
 /// The snapshot [`restore_newest`] put in place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Restored {
@@ -61,6 +81,8 @@ pub struct Restored {
     pub skipped: Vec<(u64, String)>,
     /// Bytes downloaded (the snapshot's files).
     pub bytes: u64,
+    /// The time it waited for the location with no byte arriving (what it took of its patience).
+    pub waited: Duration,
 }
 
 /// Puts the newest usable snapshot of `store_id` at `location` into `dir`, which must be missing or
@@ -70,35 +92,66 @@ pub struct Restored {
 /// downloaded into a directory beside `dir`, synced, and renamed into place, so `dir` holds a
 /// whole snapshot or nothing. A snapshot found unusable is logged at WARN and an older one tried.
 /// `Ok(None)`: no usable snapshot (the caller restores from the changelog).
-pub fn restore_newest(location: &Location, store_id: &str, dir: &Path, changelog: &Changelog) -> Result<Option<Restored>> {
+///
+/// It fails, leaving `dir` as it found it, once it waited for the location longer than `budget`
+/// allows or past its deadline, and at once while the location went unanswered less than
+/// its `unanswered_backoff` ago (`LocationSettings`).
+pub fn restore_newest(
+    location: &Location,
+    store_id: &str,
+    dir: &Path,
+    changelog: &Changelog,
+    budget: RestoreBudget,
+) -> Result<Option<Restored>> {
     check_empty(dir)?;
+    location.check_answering()?;
+    let patience = Patience::new(budget.patience);
+    let stop = Stop { deadline: budget.deadline, cancel: None, patience: Some(&patience) };
+    let staging = staging_dir(dir)?;
+    let restored = restore_into(location, store_id, dir, &staging, changelog, stop);
+    if restored.is_err() {
+        remove_dir(&staging)?;
+    }
+    restored
+}
+
+fn restore_into(
+    location: &Location,
+    store_id: &str,
+    dir: &Path,
+    staging: &Path,
+    changelog: &Changelog,
+    stop: Stop<'_>,
+) -> Result<Option<Restored>> {
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let mut seqs: Vec<(u64, object_store::path::Path)> = location
-        .list(&snapshots)?
+        .list(&snapshots, stop)?
         .into_iter()
         .filter_map(|object| Some((object.location.filename().and_then(manifest_seq)?, object.location)))
         .collect();
     seqs.sort_by_key(|(seq, _)| std::cmp::Reverse(*seq));
-    let staging = staging_dir(dir)?;
     let mut skipped = Vec::new();
     for (seq, path) in seqs {
-        let manifest = match location.get(&path)? {
-            None => Err("its manifest disappeared".to_string()),
-            Some(bytes) => Manifest::decode(&bytes).map_err(|e| format!("its manifest does not decode ({e})")),
+        let manifest = match location.get(&path, stop)? {
+            None => Err(Unusable::Snapshot("its manifest disappeared".to_string())),
+            Some(bytes) => {
+                Manifest::decode(&bytes).map_err(|e| Unusable::Snapshot(format!("its manifest does not decode ({e})")))
+            }
         };
         let fetched = manifest.and_then(|manifest| {
             if manifest.store_id != store_id || manifest.seq != seq {
-                return Err(format!("its manifest is snapshot {} of store '{}'", manifest.seq, manifest.store_id));
+                let why = format!("its manifest is snapshot {} of store '{}'", manifest.seq, manifest.store_id);
+                return Err(Unusable::Snapshot(why));
             }
             if let Some(why) = changelog.refuses(&manifest) {
-                return Err(why);
+                return Err(Unusable::Snapshot(why));
             }
-            fetch(location, store_id, &manifest, &staging)?;
+            fetch(location, store_id, &manifest, staging, stop)?;
             Ok(manifest)
         });
         match fetched {
             Ok(manifest) => {
-                std::fs::rename(&staging, dir).map_err(|e| local_err(dir, "moving the restored snapshot into place", e))?;
+                std::fs::rename(staging, dir).map_err(|e| local_err(dir, "moving the restored snapshot into place", e))?;
                 sync_dir(dir.parent().unwrap_or(Path::new(".")))?;
                 log::info!(
                     "store {}: restored snapshot {seq} from {}/{store_id} ({} files), offsets {:?}",
@@ -108,20 +161,22 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path, changelog
                     manifest.offsets
                 );
                 let bytes = manifest.files.iter().map(|file| file.size).sum();
-                return Ok(Some(Restored { seq, offsets: manifest.offsets.clone(), manifest, skipped, bytes }));
+                let waited = stop.patience.map_or(Duration::ZERO, Patience::waited);
+                return Ok(Some(Restored { seq, offsets: manifest.offsets.clone(), manifest, skipped, bytes, waited }));
             }
-            Err(why) => {
+            Err(Unusable::Stopped(e)) => return Err(e),
+            Err(Unusable::Snapshot(why)) => {
                 log::warn!(
                     "store {}: snapshot {seq} at {}/{store_id} is not usable ({why}); trying an older one",
                     dir.display(),
                     location.uri()
                 );
-                remove_dir(&staging)?;
+                remove_dir(staging)?;
                 skipped.push((seq, why));
             }
         }
     }
-    remove_dir(&staging)?;
+    remove_dir(staging)?;
     if !skipped.is_empty() {
         log::warn!(
             "store {}: no usable snapshot at {}/{store_id}; it restores from its changelog",
@@ -135,29 +190,60 @@ pub fn restore_newest(location: &Location, store_id: &str, dir: &Path, changelog
 /// Files of a snapshot downloaded at once.
 const DOWNLOADS_AT_ONCE: usize = 4;
 
+/// Why a snapshot was not restored.
+enum Unusable {
+    /// This snapshot is not usable (the reason); an older one may be.
+    Snapshot(String),
+    /// The restore was stopped (its budget ran out): no older snapshot is tried.
+    Stopped(Error),
+}
+
 /// Downloads every file of `manifest` into `staging` ([`DOWNLOADS_AT_ONCE`] at a time, each
 /// streamed to disk), each checked against its size and checksum. Any failure (a missing or
 /// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
 /// location that is down falls back to the changelog.
-fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path) -> std::result::Result<(), String> {
-    let failed = |e: Error| e.to_string();
-    std::fs::create_dir_all(staging).map_err(|e| format!("creating {}: {e}", staging.display()))?;
+fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path, stop: Stop<'_>) -> std::result::Result<(), Unusable> {
+    let failed = |e: Error| Unusable::Snapshot(e.to_string());
+    std::fs::create_dir_all(staging).map_err(|e| Unusable::Snapshot(format!("creating {}: {e}", staging.display())))?;
     let mut objects = Vec::with_capacity(manifest.files.len());
     for file in &manifest.files {
-        let object = location.path(store_id, &format!("{FILES}/{}", file.object)).map_err(failed)?;
-        objects.push((object, staging.join(&file.name)));
-    }
-    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE);
-    for ((file, (object, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {
-        let (size, crc) = result.map_err(failed)?.ok_or_else(|| format!("object {object} is missing"))?;
-        if size != file.size {
-            return Err(format!("object {object} has {size} bytes, the manifest says {}", file.size));
+        let mut parts = Vec::with_capacity(file.parts.len());
+        for part in &file.parts {
+            parts.push(location.path(store_id, &format!("{FILES}/{}", part.object)).map_err(failed)?);
         }
-        if crc != file.crc32c {
-            return Err(format!("object {object} does not match its checksum"));
+        objects.push((parts, staging.join(&file.name)));
+    }
+    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE, stop).map_err(Unusable::Stopped)?;
+    for ((file, (parts, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {
+        let unusable = |why: String| Unusable::Snapshot(why);
+        let Some(fetched) = result.map_err(failed)? else {
+            return Err(unusable(format!("an object of file {} is missing", file.name)));
+        };
+        for ((part, object), (size, crc)) in file.parts.iter().zip(parts).zip(fetched.parts) {
+            if size != part.size || crc != part.crc32c {
+                let why = match size != part.size {
+                    true => format!("object {object} has {size} bytes, the manifest says {}", part.size),
+                    false => format!("object {object} does not match its checksum"),
+                };
+                forget_damaged(location, object);
+                return Err(unusable(why));
+            }
+        }
+        if fetched.crc32c != file.crc32c {
+            return Err(unusable(format!("file {} made of its parts does not match its checksum", file.name)));
         }
     }
     sync_dir(staging).map_err(failed)
+}
+
+/// Deletes an object whose bytes are not those its name says (size and crc32c): no snapshot can use
+/// it, and a snapshot sends again what it references and the location lacks, so the next snapshot
+/// of the store heals it. A failure to delete is only logged.
+fn forget_damaged(location: &Location, object: &object_store::path::Path) {
+    match location.delete(object, Stop::default()) {
+        Ok(()) => log::warn!("snapshot: deleted the damaged object {object} at {}; the next snapshot sends it again", location.uri()),
+        Err(e) => log::warn!("snapshot: the damaged object {object} could not be deleted ({e})"),
+    }
 }
 
 /// Fails unless `dir` is missing or an empty directory (which is then removed, for the rename).

@@ -1,10 +1,12 @@
 //! Retention: the newest manifests of a store kept, the rest and the objects no kept manifest
 //! references deleted.
 
+use super::io::Stop;
 use super::location::Location;
 use super::{manifest_seq, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
 use txn_rocksdb_format::snapshot_manifest::Manifest;
 
 /// What [`retain`] deleted.
@@ -25,12 +27,17 @@ pub struct Retained {
 /// at least 1. A snapshot being written that references an object sent long ago by a snapshot this
 /// deletes can lose that object to another writer's retention; restore then finds it incomplete
 /// and falls back, never to wrong data.
-pub fn retain(location: &Location, store_id: &str, keep: usize) -> Result<Retained> {
+///
+/// Setting `cancel` (the store is closing) stops it at once; what it deleted stays deleted, and the
+/// next retention deletes the rest.
+pub fn retain(location: &Location, store_id: &str, keep: usize, cancel: &AtomicBool) -> Result<Retained> {
     if keep == 0 {
         return Err(Error::InvalidArgument("snapshot retention must keep at least one snapshot".into()));
     }
+    location.check_answering()?;
+    let stop = Stop { cancel: Some(cancel), ..Stop::default() };
     let mut manifests: Vec<(u64, object_store::ObjectMeta)> = location
-        .list(&location.path(store_id, SNAPSHOTS)?)?
+        .list(&location.path(store_id, SNAPSHOTS)?, stop)?
         .into_iter()
         .filter_map(|object| Some((object.location.filename().and_then(manifest_seq)?, object)))
         .collect();
@@ -44,10 +51,10 @@ pub fn retain(location: &Location, store_id: &str, keep: usize) -> Result<Retain
             deleting.push((seq, object));
             continue;
         }
-        let decoded = location.get(&object.location)?.map(|bytes| Manifest::decode(&bytes));
+        let decoded = location.get(&object.location, stop)?.map(|bytes| Manifest::decode(&bytes));
         match decoded {
             Some(Ok(manifest)) => {
-                referenced.extend(manifest.files.into_iter().map(|file| file.object));
+                referenced.extend(manifest.files.into_iter().flat_map(|file| file.parts).map(|part| part.object));
                 retained.kept.push(seq);
                 oldest_kept = Some(object.last_modified);
             }
@@ -64,14 +71,14 @@ pub fn retain(location: &Location, store_id: &str, keep: usize) -> Result<Retain
     };
     for (seq, object) in deleting {
         if object.last_modified <= oldest_kept {
-            location.delete(&object.location)?;
+            location.delete(&object.location, stop)?;
             retained.manifests_deleted.push(seq);
         }
     }
-    for object in location.list(&location.path(store_id, FILES)?)? {
+    for object in location.list(&location.path(store_id, FILES)?, stop)? {
         let Some(name) = object.location.filename() else { continue };
         if !referenced.contains(name) && object.last_modified < oldest_kept {
-            location.delete(&object.location)?;
+            location.delete(&object.location, stop)?;
             retained.files_deleted.push(name.to_string());
         }
     }

@@ -2,8 +2,10 @@
 //! (those an earlier snapshot sent are referenced), the manifest written last, the checkpoint
 //! deleted.
 
+use super::io::Stop;
 use super::location::Location;
-use super::{file_checksum, local_err, manifest_name, manifest_seq, object_name, FILES, SNAPSHOTS};
+use super::sent::Sent;
+use super::{file_checksum, local_err, manifest_name, manifest_seq, object_name, FileChecksum, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets::{self, TopicPartition};
@@ -16,7 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
 use txn_rocksdb_format::open_options::Strategy as StrategyCode;
-use txn_rocksdb_format::snapshot_manifest::{Manifest, SnapshotFile};
+use txn_rocksdb_format::snapshot_manifest::{FilePart, Manifest, SnapshotFile};
 use txn_rocksdb_format::value_format::{ValueFormat, UPGRADE_KEY, VALUE_FORMAT_KEY};
 
 /// Checkpoint directories live in the store's directory under this prefix (same file system, so
@@ -32,10 +34,18 @@ pub struct Taken {
     pub offsets: Vec<(TopicPartition, i64)>,
     /// Files in the snapshot.
     pub files: usize,
-    /// Files sent by this snapshot (the others were already there).
+    /// Objects sent by this snapshot (files, or the parts of files appended to since an earlier
+    /// snapshot; the others were already there).
     pub files_uploaded: usize,
     /// Bytes sent by this snapshot (the manifest not counted).
     pub bytes_uploaded: u64,
+    /// Objects an earlier snapshot sent that this one read back and checked.
+    pub objects_verified: usize,
+    /// Of those, the objects found missing or damaged (and sent again).
+    pub objects_damaged: usize,
+    /// Objects sent again: an earlier snapshot had sent them, and they were missing (a restore
+    /// deletes an object it found damaged) or found damaged.
+    pub objects_resent: usize,
 }
 
 /// A checkpoint of a store taken between two commits by [`prepare`], waiting for [`upload`] to
@@ -47,31 +57,37 @@ pub struct Prepared {
     checkpoint: Checkpoint,
     store_dir: PathBuf,
     options: crate::StoreOptions,
-    /// The store's RocksDB identity (its `IDENTITY` file: a new one for every new database, a
-    /// wiped and recreated store included), which keys the checksum cache; None: nothing cached.
+    /// The store's RocksDB identity (its `IDENTITY` file), which keys what the location remembers
+    /// of the files it sent (`sent.rs`); None: nothing remembered.
     identity: Option<String>,
 }
 
-/// Checksums of SST files already read, by (RocksDB identity, file name, size). RocksDB never
-/// reuses an SST file's number within a database and never changes an SST file, so within one
-/// identity the name and size name the bytes; a store wiped and recreated (numbers start again)
-/// has a new identity. Only the files of the last snapshot of each identity are kept.
-#[derive(Debug, Default)]
-pub(crate) struct ChecksumCache(std::sync::Mutex<HashMap<String, FileChecksums>>);
+/// The most parts a file is sent in: past it, the next snapshot sends it whole again, so that a
+/// restore downloads a bounded number of objects per file (a write-ahead log growing between two
+/// memtable flushes is otherwise sent one part per snapshot: what was appended since the last).
+const MAX_PARTS: usize = 32;
 
-/// The crc32c of each file, by name and size.
-type FileChecksums = HashMap<(String, u64), u32>;
+/// Objects an earlier snapshot sent that each snapshot reads back and checks against the size and
+/// crc32c their names give, sending again any missing or damaged: every object the store's
+/// snapshots reference is checked within (objects / this many) snapshots, at the cost of reading
+/// this many objects (at most an SST file's size each) per snapshot, whatever the state's size.
+const VERIFIED_PER_SNAPSHOT: usize = 2;
 
-impl ChecksumCache {
-    fn get(&self, identity: &str, name: &str, size: u64) -> Option<u32> {
-        let cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        cache.get(identity)?.get(&(name.to_string(), size)).copied()
-    }
+/// Whether RocksDB never changes the file once written (SST and blob files).
+fn is_immutable(name: &str) -> bool {
+    name.ends_with(".sst") || name.ends_with(".blob")
+}
 
-    fn replace(&self, identity: &str, files: FileChecksums) {
-        let mut cache = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        cache.insert(identity.to_string(), files);
-    }
+/// Whether RocksDB only ever appends to the file (write-ahead logs and MANIFESTs): an earlier
+/// snapshot's copy of it is a prefix of a later one's.
+fn is_appendable(name: &str) -> bool {
+    name.ends_with(".log") || name.starts_with("MANIFEST-")
+}
+
+/// A file sent as one part.
+fn whole(name: &str, size: u64, crc32c: u32) -> SnapshotFile {
+    let part = FilePart { object: object_name(name, 0, size, crc32c), size, crc32c };
+    SnapshotFile { name: name.to_string(), size, crc32c, parts: vec![part] }
 }
 
 /// Takes a snapshot of `store` at `location` under `store_id`: [`prepare`] then [`upload`].
@@ -102,10 +118,12 @@ pub fn prepare(store: &KeyValueStore) -> Result<Prepared> {
 /// ([`Error::InvalidArgument`]).
 pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &AtomicBool) -> Result<Taken> {
     let Prepared { checkpoint, store_dir, options, identity } = prepared;
+    location.check_answering()?;
+    let stop = Stop { cancel: Some(cancel), ..Stop::default() };
     let image = read_image(&store_dir, &options, &checkpoint.0)?;
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let seq = location
-        .list(&snapshots)?
+        .list(&snapshots, stop)?
         .iter()
         .filter_map(|object| object.location.filename().and_then(manifest_seq))
         .max()
@@ -113,44 +131,92 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         + 1;
 
     let existing: HashMap<String, u64> = location
-        .list(&location.path(store_id, FILES)?)?
+        .list(&location.path(store_id, FILES)?, stop)?
         .into_iter()
         .filter_map(|object| Some((object.location.filename()?.to_string(), object.size)))
         .collect();
-    let (mut files, mut files_uploaded, mut bytes_uploaded) = (Vec::new(), 0, 0);
-    let mut checksums = HashMap::new();
+    let before = identity.as_deref().map(|id| location.sent.get(id)).unwrap_or_default();
+    let mut now = Sent::default();
+    let (mut files, mut parts) = (Vec::new(), Vec::new());
+    let (mut files_uploaded, mut bytes_uploaded, mut objects_verified, mut objects_damaged, mut objects_resent) = (0, 0, 0, 0, 0);
     for name in file_names(&checkpoint.0)? {
         let path = checkpoint.0.join(&name);
-        let immutable = name.ends_with(".sst") || name.ends_with(".blob");
-        let size = std::fs::metadata(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?.len();
-        let cached = identity.as_deref().filter(|_| immutable).and_then(|id| location.checksums.get(id, &name, size));
-        let crc32c = match cached {
-            Some(crc32c) => crc32c,
-            None => {
-                let (read, crc32c) = file_checksum(&path).map_err(|e| local_err(&path, "reading a checkpoint file", e))?;
-                if read != size {
-                    return Err(local_err(&path, "reading a checkpoint file", format!("{read} bytes read, {size} expected")));
-                }
-                crc32c
-            }
+        let reading = |e: std::io::Error| local_err(&path, "reading a checkpoint file", e);
+        let size = std::fs::metadata(&path).map_err(reading)?.len();
+        let checked = |sum: FileChecksum| match sum.size == size {
+            true => Ok(sum),
+            false => Err(local_err(&path, "reading a checkpoint file", format!("{} bytes read, {size} expected", sum.size))),
         };
-        if immutable {
-            checksums.insert((name.clone(), size), crc32c);
-        }
-        let object = object_name(&name, size, crc32c);
-        if existing.get(&object) != Some(&size) {
-            let sent = location.put_file(&location.path(store_id, &format!("{FILES}/{object}"))?, &path, cancel)?;
-            if sent != size {
-                return Err(local_err(&path, "sending a checkpoint file", format!("{sent} bytes read, {size} expected")));
+        let file = if is_immutable(&name) {
+            let crc32c = match before.immutable.get(&(name.clone(), size)) {
+                Some(crc32c) => *crc32c,
+                None => checked(file_checksum(&path, 0).map_err(reading)?)?.crc32c,
+            };
+            now.immutable.insert((name.clone(), size), crc32c);
+            whole(&name, size, crc32c)
+        } else {
+            // an appendable file an earlier snapshot sent: its parts, and what was appended since
+            let earlier = before.appendable.get(&name).filter(|_| is_appendable(&name));
+            let sum = checked(file_checksum(&path, earlier.map_or(0, |file| file.size)).map_err(reading)?)?;
+            let file = match earlier {
+                Some(earlier)
+                    if size >= earlier.size && sum.prefix_crc32c == earlier.crc32c && earlier.parts.len() < MAX_PARTS =>
+                {
+                    let mut parts = earlier.parts.clone();
+                    let appended = size - earlier.size;
+                    if appended > 0 {
+                        let object = object_name(&name, earlier.size, appended, sum.suffix_crc32c);
+                        parts.push(FilePart { object, size: appended, crc32c: sum.suffix_crc32c });
+                    }
+                    SnapshotFile { name: name.clone(), size, crc32c: sum.crc32c, parts }
+                }
+                _ => whole(&name, size, sum.crc32c),
+            };
+            if is_appendable(&name) {
+                now.appendable.insert(name.clone(), file.clone());
             }
-            files_uploaded += 1;
-            bytes_uploaded += size;
+            file
+        };
+        let mut offset = 0;
+        for part in &file.parts {
+            parts.push((part.clone(), path.clone(), offset..offset + part.size));
+            offset += part.size;
         }
-        files.push(SnapshotFile { name, object, size, crc32c });
+        files.push(file);
+    }
+    // the parts the location lacks are sent (again, where an earlier snapshot had sent them); a
+    // few of those it has are read back and sent again where missing or damaged
+    let sent_before = before.objects();
+    let (mut missing, mut present) = (Vec::new(), Vec::new());
+    for (part, path, range) in parts {
+        match existing.get(&part.object) == Some(&part.size) {
+            true => present.push((part, path, range)),
+            false => missing.push((part, path, range)),
+        }
+    }
+    objects_resent += missing.iter().filter(|(part, _, _)| sent_before.contains(&part.object)).count();
+    present.sort_by(|a, b| a.0.object.cmp(&b.0.object));
+    let checking = verified_next(&present, before.verified_up_to.as_deref());
+    now.verified_up_to = checking.last().map(|(part, _, _)| part.object.clone()).or(before.verified_up_to);
+    for (part, path, range) in checking {
+        let object = location.path(store_id, &format!("{FILES}/{}", part.object))?;
+        objects_verified += 1;
+        if location.checksum(&object, stop)? != Some((part.size, part.crc32c)) {
+            log::warn!("snapshot: object {object} at {} is missing or damaged; sending it again", location.uri());
+            objects_damaged += 1;
+            objects_resent += 1;
+            missing.push((part.clone(), path.clone(), range.clone()));
+        }
+    }
+    for (part, path, range) in missing {
+        let object = location.path(store_id, &format!("{FILES}/{}", part.object))?;
+        location.put_file(&object, &path, range, stop)?;
+        files_uploaded += 1;
+        bytes_uploaded += part.size;
     }
     fault::point("snapshot:before-manifest")?;
     if cancel.load(Ordering::Acquire) {
-        return Err(cancelled(location));
+        return Err(super::location::cancelled(location));
     }
 
     let manifest = Manifest {
@@ -168,11 +234,11 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         files,
     };
     if let Some(identity) = &identity {
-        location.checksums.replace(identity, checksums);
+        location.sent.replace(identity, now);
     }
     let file_count = manifest.files.len();
     let manifest_path = location.path(store_id, &format!("{SNAPSHOTS}/{}", manifest_name(seq)))?;
-    if !location.put_new(&manifest_path, manifest.encode())? {
+    if !location.put_new(&manifest_path, manifest.encode(), stop)? {
         return Err(location.err(
             &manifest_path,
             "another snapshot of this store wrote this manifest meanwhile: take one snapshot of a store at a time",
@@ -183,12 +249,24 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         store_dir.display(),
         location.uri()
     );
-    Ok(Taken { seq, offsets: image.offsets, files: file_count, files_uploaded, bytes_uploaded })
+    Ok(Taken {
+        seq,
+        offsets: image.offsets,
+        files: file_count,
+        files_uploaded,
+        bytes_uploaded,
+        objects_verified,
+        objects_damaged,
+        objects_resent,
+    })
 }
 
-/// The error of an upload stopped by its `cancel` flag.
-pub(crate) fn cancelled(location: &Location) -> Error {
-    Error::Snapshot { location: location.uri().to_string(), message: "snapshot cancelled: the store is closing".into() }
+/// The next [`VERIFIED_PER_SNAPSHOT`] parts of `present` (sorted by object name) after the object
+/// `after`, wrapping around: every object present is checked within (objects / this many)
+/// snapshots, whichever come and go meanwhile.
+fn verified_next<'a, T>(present: &'a [(FilePart, T, std::ops::Range<u64>)], after: Option<&str>) -> Vec<&'a (FilePart, T, std::ops::Range<u64>)> {
+    let start = after.map_or(0, |after| present.partition_point(|(part, _, _)| part.object.as_str() <= after));
+    present.iter().cycle().skip(start).take(VERIFIED_PER_SNAPSHOT.min(present.len())).collect()
 }
 
 /// A checkpoint directory, deleted when dropped (after the upload, or when it failed).

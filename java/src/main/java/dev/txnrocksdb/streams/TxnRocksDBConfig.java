@@ -236,6 +236,45 @@ public final class TxnRocksDBConfig {
     /** Default of {@link #SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG}: no limit. */
     public static final long SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT = 0L;
 
+    /**
+     * {@value}: long, milliseconds, at least 1, default {@link #SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT}
+     * (5 s). How long one request to the snapshot location may wait to connect, and for its answer
+     * (once answering, for its next bytes); a request that timed out is sent again at most twice.
+     * Each 8 MiB part of an upload must be sent within it. Once the location did not answer,
+     * restores and snapshots skip it for 30 seconds (WARN) rather than wait for it again.
+     */
+    public static final String SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG = "txn.rocksdb.snapshot.request.timeout.ms";
+
+    /** Default of {@link #SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG}: 5 seconds. */
+    public static final long SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT = 5_000L;
+
+    /**
+     * {@value}: long, milliseconds, at least 1, default {@link #SNAPSHOT_RESTORE_WAIT_MS_DEFAULT}
+     * (10 s). How long in all the snapshot restores of one stream thread may wait for the snapshot
+     * location to answer within any {@code max.poll.interval.ms}: time in which no byte arrives, so a
+     * download that goes on never runs it out, however large, while a location that is silent or
+     * answers each request late does, however many stores the thread opens. A store opening once it
+     * ran out restores from the changelog (WARN). Besides, the snapshot restores of one thread take
+     * at most half of {@code max.poll.interval.ms} in any {@code max.poll.interval.ms}, so a thread
+     * never misses its poll for snapshots. A thread opening many stores at once on a location with a
+     * high latency may want more (each store's restore waits a few round trips).
+     */
+    public static final String SNAPSHOT_RESTORE_WAIT_MS_CONFIG = "txn.rocksdb.snapshot.restore.wait.ms";
+
+    /** Default of {@link #SNAPSHOT_RESTORE_WAIT_MS_CONFIG}: 10 seconds. */
+    public static final long SNAPSHOT_RESTORE_WAIT_MS_DEFAULT = 10_000L;
+
+    /**
+     * {@value}: int, 1 to 64, default {@link #SNAPSHOT_IO_THREADS_DEFAULT}. The threads that send the
+     * snapshots of every store of the process, and as many again for the snapshot location's I/O:
+     * one pool per process, as the block cache, fixed by the first store that opens with snapshots.
+     * Snapshots of more stores than this wait their turn.
+     */
+    public static final String SNAPSHOT_IO_THREADS_CONFIG = "txn.rocksdb.snapshot.io.threads";
+
+    /** Default of {@link #SNAPSHOT_IO_THREADS_CONFIG}. */
+    public static final int SNAPSHOT_IO_THREADS_DEFAULT = 2;
+
     /** {@value}: the prefix of every txn-rocksdb entry. */
     public static final String PREFIX = "txn.rocksdb.";
 
@@ -285,6 +324,20 @@ public final class TxnRocksDBConfig {
             ConfigDef.Range.atLeast(0), Importance.LOW,
             "the most bytes per second each store sends its snapshots' files at, on average over each file (0: no"
                 + " limit); restores are never limited")
+        .define(SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT,
+            ConfigDef.Range.atLeast(1), Importance.LOW,
+            "how long one request to the snapshot location waits to connect and for its answer (once answering, for"
+                + " its next bytes) before it is sent again (at most twice) or fails; a location that did not answer is"
+                + " skipped for 30 s")
+        .define(SNAPSHOT_RESTORE_WAIT_MS_CONFIG, Type.LONG, SNAPSHOT_RESTORE_WAIT_MS_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.LOW,
+            "how long in all the snapshot restores of one stream thread may wait for the location to answer (time with"
+                + " no byte arriving) in any max.poll.interval.ms; once it ran out, its stores restore from the changelog."
+                + " A thread's snapshot restores also take at most half of max.poll.interval.ms in any max.poll.interval.ms")
+        .define(SNAPSHOT_IO_THREADS_CONFIG, Type.INT, SNAPSHOT_IO_THREADS_DEFAULT, ConfigDef.Range.between(1, 64),
+            Importance.LOW,
+            "threads sending the snapshots of every store of the process (and as many for the location's I/O); fixed"
+                + " by the first store that opens with snapshots")
         .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
             "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
                 + " from dsl.store.suppliers.class)");

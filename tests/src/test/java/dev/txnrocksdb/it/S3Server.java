@@ -85,10 +85,20 @@ final class S3Server implements AutoCloseable {
 
     /** The settings that point a Streams app at this server. */
     List<String> settings() {
+        return settings(port);
+    }
+
+    /** The settings that point a Streams app at this server through a proxy on {@code endpointPort}. */
+    List<String> settings(int endpointPort) {
         String option = "txn.rocksdb.snapshot.option.";
-        return List.of(option + "aws_endpoint=http://127.0.0.1:" + port, option + "aws_allow_http=true",
+        return List.of(option + "aws_endpoint=http://127.0.0.1:" + endpointPort, option + "aws_allow_http=true",
             option + "aws_region=us-east-1", option + "aws_access_key_id=" + ACCESS_KEY,
             option + "aws_secret_access_key=" + SECRET_KEY);
+    }
+
+    /** The server's loopback port. */
+    int port() {
+        return port;
     }
 
     /** The directory holding the bucket's objects (the file system backend's). */

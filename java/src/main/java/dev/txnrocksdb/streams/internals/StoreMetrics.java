@@ -239,6 +239,12 @@ public final class StoreMetrics {
             + " the interval)", RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[1]);
         add("snapshot-bytes-sent-total", "Bytes of files sent to the snapshot location since the store opened",
             RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[2]);
+        add("snapshot-objects-damaged-total", "Objects an earlier snapshot sent that a snapshot read back and found"
+            + " missing or damaged (each sent again) since the store opened", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.counts()[3]);
+        add("snapshot-objects-resent-total", "Objects an earlier snapshot sent that were sent again, found missing (a"
+            + " restore deletes an object it finds damaged) or damaged, since the store opened", RecordingLevel.INFO,
+            (Gauge<Long>) (config, now) -> snapshots.counts()[4]);
         add("snapshot-last-duration-ms", "Duration of the last snapshot written, checkpoint to manifest (-1: none yet)",
             RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastDurationMs());
         add("snapshot-last-offset", "The changelog offset the last snapshot written holds (-1: none yet)",

@@ -33,6 +33,9 @@ public final class StoreSettings {
     private final long snapshotIntervalMs;
     private final int snapshotsRetained;
     private final long snapshotUploadBytesPerSecond;
+    private final long snapshotRequestTimeoutMs;
+    private final long snapshotRestoreWaitMs;
+    private final int snapshotIoThreads;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -54,6 +57,9 @@ public final class StoreSettings {
         this.snapshotIntervalMs = settings.snapshotIntervalMs;
         this.snapshotsRetained = settings.snapshotsRetained;
         this.snapshotUploadBytesPerSecond = settings.snapshotUploadBytesPerSecond;
+        this.snapshotRequestTimeoutMs = settings.snapshotRequestTimeoutMs;
+        this.snapshotRestoreWaitMs = settings.snapshotRestoreWaitMs;
+        this.snapshotIoThreads = settings.snapshotIoThreads;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -91,6 +97,9 @@ public final class StoreSettings {
         this.snapshotIntervalMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG);
         this.snapshotsRetained = (Integer) ours.get(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG);
         this.snapshotUploadBytesPerSecond = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG);
+        this.snapshotRequestTimeoutMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG);
+        this.snapshotRestoreWaitMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_RESTORE_WAIT_MS_CONFIG);
+        this.snapshotIoThreads = (Integer) ours.get(TxnRocksDBConfig.SNAPSHOT_IO_THREADS_CONFIG);
         this.storeRocksDBOptions = Map.copyOf(perStore);
         this.spillBytes = (Long) ours.get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
         this.storeSpillBytes = Map.copyOf(perStoreSpillBytes);
@@ -242,6 +251,21 @@ public final class StoreSettings {
     /** {@link TxnRocksDBConfig#SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG} (0: no limit). */
     public long snapshotUploadBytesPerSecond() {
         return snapshotUploadBytesPerSecond;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG}. */
+    public long snapshotRequestTimeoutMs() {
+        return snapshotRequestTimeoutMs;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_RESTORE_WAIT_MS_CONFIG}. */
+    public long snapshotRestoreWaitMs() {
+        return snapshotRestoreWaitMs;
+    }
+
+    /** {@link TxnRocksDBConfig#SNAPSHOT_IO_THREADS_CONFIG}. */
+    public int snapshotIoThreads() {
+        return snapshotIoThreads;
     }
 
     /** Whether restore reads positions from changelog record headers (Kafka's IQ consistency vector). */

@@ -10,9 +10,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -32,8 +33,13 @@ import org.slf4j.LoggerFactory;
  * One store's snapshots ({@link TxnRocksDBConfig#SNAPSHOT_LOCATION_CONFIG}): at init, a store
  * without local state restores the newest usable snapshot before it opens (its committed offsets
  * then are the snapshot's, so Kafka Streams restores only the changelog's tail); after a commit,
- * once the interval has passed, a checkpoint is taken on the committing thread and sent on a
- * thread of its own; closing cancels a snapshot being sent and waits for it to stop.
+ * once the interval has passed, a checkpoint is taken on the committing thread and sent by the
+ * process's {@link SnapshotSenders}; closing cancels a snapshot being sent, which stops at once.
+ *
+ * <p>A restore waits for the location at most {@code txn.rocksdb.snapshot.restore.wait.ms} in all,
+ * within what is left of its thread's {@link ThreadRestoreBudget}; the location is shared by the
+ * stores of the process ({@link SnapshotLocations}), so that once it did not answer, the stores
+ * opening after skip it for a while rather than wait again.
  *
  * <p>Nothing here ever fails processing: a failure to reach the cluster or the location turns
  * snapshots off for this opening of the store (WARN); a failed snapshot is logged and counted, and
@@ -53,8 +59,11 @@ public final class StoreSnapshots implements AutoCloseable {
     public static final String CHANGELOG_LOOKUP_CONFIG = "__txn.rocksdb.snapshot.changelog.lookup__";
 
     private static final Logger log = LoggerFactory.getLogger(StoreSnapshots.class);
-    /** How long closing waits for a cancelled upload to stop (it stops between two parts of a file). */
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+    /**
+     * How long closing waits for a cancelled snapshot to stop (it stops within 50 ms of the cancel,
+     * its checkpoint deleted); one still running after it lets the location go itself.
+     */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
 
     /** What the cluster says of a changelog partition. */
     public static final class ChangelogState {
@@ -90,17 +99,25 @@ public final class StoreSnapshots implements AutoCloseable {
     private final String storeId;
     private final TopicPartition changelog;
     private final ChangelogLookup lookup;
+    private final SnapshotLocations.Lease lease;
     private final NativeSnapshotLocation location;
     private final long intervalNanos;
     private final int retained;
-    private final ExecutorService sender;
+    private final ThreadRestoreBudget threadBudget;
+    private final Executor senders;
     private final AtomicReference<PreparedSnapshot> inFlight = new AtomicReference<>();
+    /** Counts down when the snapshot being sent has stopped. */
+    private volatile CountDownLatch sent = new CountDownLatch(0);
+    /** The store and a snapshot being sent each hold the lease; the last to end lets it go. */
+    private final AtomicInteger leaseHolders = new AtomicInteger(1);
     private volatile boolean closing;
     private long lastPrepared;
 
     private final AtomicLong taken = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong objectsDamaged = new AtomicLong();
+    private final AtomicLong objectsResent = new AtomicLong();
     private volatile long lastDurationMs = -1;
     private volatile long lastOffset = -1;
     private volatile long lastWrittenMs = -1;
@@ -109,20 +126,18 @@ public final class StoreSnapshots implements AutoCloseable {
     private volatile long restoreBytes;
 
     private StoreSnapshots(String storeName, String storeId, TopicPartition changelog, ChangelogLookup lookup,
-                           NativeSnapshotLocation location, long intervalMs, int retained) {
+                           SnapshotLocations.Lease lease, StoreSettings settings, ThreadRestoreBudget threadBudget) {
         this.storeName = storeName;
         this.storeId = storeId;
         this.changelog = changelog;
         this.lookup = lookup;
-        this.location = location;
-        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
-        this.retained = retained;
+        this.lease = lease;
+        this.location = lease.location();
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(settings.snapshotIntervalMs());
+        this.retained = settings.snapshotsRetained();
+        this.threadBudget = threadBudget;
+        this.senders = SnapshotSenders.pool(settings.snapshotIoThreads());
         this.lastPrepared = System.nanoTime();
-        this.sender = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "txn-rocksdb-snapshot-" + storeId);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     /**
@@ -151,16 +166,16 @@ public final class StoreSnapshots implements AutoCloseable {
         }
         String applicationId = String.valueOf(context.applicationId());
         String storeId = applicationId + "/" + storeName + "/" + changelog.partition() + "-" + state.topicId;
-        NativeSnapshotLocation location;
+        SnapshotLocations.Lease lease;
         try {
-            location = NativeSnapshotLocation.open(uri, settings.snapshotOptions(), settings.snapshotUploadBytesPerSecond());
+            lease = SnapshotLocations.acquire(uri, settings);
         } catch (RuntimeException e) {
             log.warn("Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
                 storeName, e.getMessage());
             return null;
         }
-        StoreSnapshots snapshots = new StoreSnapshots(storeName, storeId, changelog, lookup, location,
-            settings.snapshotIntervalMs(), settings.snapshotsRetained());
+        StoreSnapshots snapshots = new StoreSnapshots(storeName, storeId, changelog, lookup, lease, settings,
+            ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()));
         if (empty) {
             snapshots.restore(dir, changelog, state);
         }
@@ -209,14 +224,27 @@ public final class StoreSnapshots implements AutoCloseable {
     }
 
     private void restore(Path dir, TopicPartition changelog, ChangelogState state) {
+        long timeLeft = threadBudget.timeLeftMs();
+        long waitLeft = threadBudget.waitLeftMs();
+        if (timeLeft == 0 || waitLeft == 0) {
+            log.warn("Store {}: no snapshot restored: this stream thread's snapshot restores {} in this"
+                + " max.poll.interval.ms; the changelog {} restores the store", storeName, timeLeft == 0
+                ? "took their " + threadBudget.timeMs() + " ms (half of max.poll.interval.ms)"
+                : "waited their " + threadBudget.waitMs() + " ms (txn.rocksdb.snapshot.restore.wait.ms) for the location",
+                changelog);
+            createDirectories(dir);
+            return;
+        }
         long started = System.nanoTime();
+        long waited = -1;
         try {
             NativeSnapshotLocation.Restored restored =
-                location.restoreNewest(storeId, dir, changelog, state.start, state.end);
+                location.restoreNewest(storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft);
             if (restored == null) {
                 log.info("Store {}: no usable snapshot at {}/{}; the changelog {} restores the store", storeName,
                     location.uri(), storeId, changelog);
             } else {
+                waited = TimeUnit.MILLISECONDS.toNanos(restored.waitedMs);
                 restoredSeq = restored.seq;
                 restoreMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 restoreBytes = restored.bytes;
@@ -227,9 +255,18 @@ public final class StoreSnapshots implements AutoCloseable {
                     changelog);
             }
         } catch (RuntimeException e) {
-            log.warn("Store {}: restoring a snapshot from {}/{} failed ({}); the changelog {} restores the store",
-                storeName, location.uri(), storeId, e.getMessage(), changelog);
+            log.warn("Store {}: restoring a snapshot from {}/{} failed after {} ms ({}); the changelog {} restores the"
+                + " store", storeName, location.uri(), storeId, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                e.getMessage(), changelog);
+        } finally {
+            // no snapshot or a failure: its time was spent waiting for the location (a download counts no waiting)
+            long took = System.nanoTime() - started;
+            threadBudget.spend(took, waited < 0 ? took : waited);
         }
+        createDirectories(dir);
+    }
+
+    private void createDirectories(Path dir) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -258,27 +295,38 @@ public final class StoreSnapshots implements AutoCloseable {
             return;
         }
         inFlight.set(prepared);
+        CountDownLatch done = new CountDownLatch(1);
+        sent = done;
+        leaseHolders.incrementAndGet();
         try {
-            sender.execute(() -> send(prepared));
+            senders.execute(() -> send(prepared, done));
         } catch (RuntimeException e) {
             inFlight.set(null);
             prepared.close();
+            done.countDown();
+            releaseLease();
         }
     }
 
-    private void send(PreparedSnapshot prepared) {
+    private void send(PreparedSnapshot prepared, CountDownLatch done) {
         long started = System.nanoTime();
         try (prepared) {
+            if (closing) {
+                return;
+            }
             NativeSnapshotLocation.Sent sent = location.upload(prepared, storeId);
             taken.incrementAndGet();
             bytesSent.addAndGet(sent.bytesSent);
+            objectsDamaged.addAndGet(sent.objectsDamaged);
+            objectsResent.addAndGet(sent.objectsResent);
             lastDurationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             lastOffset = sent.offset;
             lastWrittenMs = System.currentTimeMillis();
-            log.info("Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} sent, {} bytes sent)", storeName,
-                sent.seq, location.uri(), storeId, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                sent.files, sent.filesSent, sent.bytesSent);
-            long[] deleted = location.retain(storeId, retained);
+            log.info("Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} objects sent, {} bytes sent, {} checked,"
+                    + " {} found damaged)", storeName, sent.seq, location.uri(), storeId,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), sent.files, sent.filesSent, sent.bytesSent,
+                sent.objectsVerified, sent.objectsDamaged);
+            long[] deleted = location.retain(prepared, storeId, retained);
             if (deleted[0] > 0 || deleted[1] > 0) {
                 log.debug("Store {}: deleted {} older snapshots and {} files no kept one references", storeName,
                     deleted[0], deleted[1]);
@@ -293,12 +341,23 @@ public final class StoreSnapshots implements AutoCloseable {
             }
         } finally {
             inFlight.set(null);
+            done.countDown();
+            releaseLease();
         }
     }
 
-    /** Snapshots written, failed, and bytes sent, since this opening of the store. */
+    private void releaseLease() {
+        if (leaseHolders.decrementAndGet() == 0) {
+            lease.close();
+        }
+    }
+
+    /**
+     * Snapshots written, failed, bytes sent, objects found damaged (or missing) and objects sent
+     * again, since this opening of the store.
+     */
     long[] counts() {
-        return new long[] {taken.get(), failed.get(), bytesSent.get()};
+        return new long[] {taken.get(), failed.get(), bytesSent.get(), objectsDamaged.get(), objectsResent.get()};
     }
 
     /** Duration of the last snapshot written (checkpoint to manifest, off the stream thread), or -1. */
@@ -327,24 +386,29 @@ public final class StoreSnapshots implements AutoCloseable {
         return inFlight.get() != null;
     }
 
-    /** Cancels a snapshot being sent, waits for it to stop, and closes the location. */
+    /**
+     * Cancels a snapshot being sent and waits for it to stop (within 50 ms: its checkpoint deleted,
+     * no manifest written), then lets the location go. Idempotent.
+     */
     @Override
     public void close() {
+        if (closing) {
+            return;
+        }
         closing = true;
         PreparedSnapshot prepared = inFlight.get();
         if (prepared != null) {
             prepared.cancel();
         }
-        sender.shutdown();
         try {
-            if (!sender.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!sent.await(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 log.warn("Store {}: a snapshot being sent did not stop within {} s of closing", storeName,
                     CLOSE_WAIT.toSeconds());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        location.close();
+        releaseLease();
     }
 
     private static boolean isEmpty(Path dir) {

@@ -292,4 +292,88 @@ class StoreSnapshotsTest {
         assertThrows(IllegalArgumentException.class,
             () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open("file:///tmp/x", Map.of(), -1));
     }
+
+    /**
+     * Every store of the process on a location that accepts connections and never answers: the
+     * first to open waits the thread's patience (txn.rocksdb.snapshot.restore.wait.ms, 1 s here) and
+     * the next skip it at once, all opening empty for the changelog; they share one native location,
+     * closed with the last of them; closing takes no time.
+     */
+    @Test
+    void aSilentLocationCostsTheFirstStoreItsPatienceAndTheOthersNothing() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                java.util.List<java.net.Socket> held = new java.util.ArrayList<>();
+                while (!silent.isClosed()) {
+                    try {
+                        held.add(silent.accept()); // never read from, never answered
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            Map<String, Object> config = new HashMap<>();
+            config.put(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, "s3://snapshots/silent-" + System.nanoTime());
+            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_endpoint", "http://127.0.0.1:" + silent.getLocalPort());
+            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_allow_http", "true");
+            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region", "us-east-1");
+            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_access_key_id", "key");
+            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_secret_access_key", "secret");
+            config.put(TxnRocksDBConfig.SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG, 500L);
+            config.put(TxnRocksDBConfig.SNAPSHOT_RESTORE_WAIT_MS_CONFIG, 1_000L);
+            StoreSettings settings = StoreSettings.from(config);
+            int before = SnapshotLocations.openCount();
+            AtomicInteger lookups = new AtomicInteger();
+            java.util.List<StoreSnapshots> opened = new java.util.ArrayList<>();
+            java.util.List<Long> tookMs = new java.util.ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                Path dir = tmp.resolve("silent/store-" + i);
+                long started = System.nanoTime();
+                opened.add(StoreSnapshots.open("store-" + i, settings, context(), CHANGELOG, dir,
+                    changelogAt(TOPIC_ID, 0, 10, lookups)));
+                tookMs.add((System.nanoTime() - started) / 1_000_000);
+                assertNotNull(opened.get(i), "snapshots stay on: the next are taken once it answers");
+                assertTrue(isEmpty(dir), "opens empty: the changelog restores it");
+                assertEquals(-1L, opened.get(i).restored()[0]);
+            }
+            assertTrue(tookMs.get(0) >= 900 && tookMs.get(0) < 3_000, "the first waits its patience: " + tookMs);
+            for (long took : tookMs.subList(1, tookMs.size())) {
+                assertTrue(took < 500, "the others skip it at once: " + tookMs);
+            }
+            assertEquals(before + 1, SnapshotLocations.openCount(), "one location for every store");
+            long closing = System.nanoTime();
+            for (StoreSnapshots snapshots : opened) {
+                snapshots.close();
+            }
+            assertTrue(System.nanoTime() - closing < 1_000_000_000L, "closing waits for nothing");
+            assertEquals(before, SnapshotLocations.openCount(), "closed with the last store");
+        }
+    }
+
+    /** A stream thread's snapshot restores: half of max.poll.interval.ms in time, restore.wait.ms of waiting. */
+    @Test
+    void aThreadsRestoresHaveABudgetUnderMaxPollInterval() throws Exception {
+        ThreadRestoreBudget budget = ThreadRestoreBudget.of(Map.of("main.consumer.max.poll.interval.ms", "60000"), 10_000);
+        Thread thread = new Thread(() -> {
+            assertEquals(30_000, budget.timeMs());
+            assertEquals(30_000, budget.timeLeftMs());
+            assertEquals(10_000, budget.waitLeftMs());
+            budget.spend(4_000_000_000L, 1_000_000_000L);
+            assertEquals(26_000, budget.timeLeftMs());
+            assertEquals(9_000, budget.waitLeftMs());
+            budget.spend(30_000_000_000L, 30_000_000_000L);
+            assertEquals(0, budget.timeLeftMs());
+            assertEquals(0, budget.waitLeftMs());
+        });
+        thread.start();
+        thread.join();
+        assertEquals(300_000 / 2, ThreadRestoreBudget.of(Map.of(), 10_000).timeMs(), "Kafka's default poll interval");
+        java.util.concurrent.atomic.AtomicLong other = new java.util.concurrent.atomic.AtomicLong();
+        Thread another = new Thread(() -> other.set(budget.waitLeftMs()));
+        another.start();
+        another.join();
+        assertEquals(10_000, other.get(), "each thread its own");
+    }
 }

@@ -53,6 +53,11 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         return open(uri, options, 0);
     }
 
+    /** The request timeout of {@link #open(String, Map, long)}: 5 seconds. */
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 5_000L;
+    /** The I/O threads of {@link #open(String, Map, long)}. */
+    public static final int DEFAULT_IO_THREADS = 2;
+
     /**
      * Opens the location a URI names, sending each file at most {@code uploadBytesPerSecond} on
      * average (0: no limit; restores are never limited); as {@link #open(String, Map)} otherwise.
@@ -60,6 +65,21 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      * @throws IllegalArgumentException also if {@code uploadBytesPerSecond} is negative
      */
     public static NativeSnapshotLocation open(String uri, Map<String, String> options, long uploadBytesPerSecond) {
+        return open(uri, options, uploadBytesPerSecond, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_IO_THREADS);
+    }
+
+    /**
+     * Opens the location a URI names, as {@link #open(String, Map, long)}, with each request
+     * waiting at most {@code requestTimeoutMs} to connect and for its answer (once answering, for
+     * its next bytes; sent again at most twice), on the process's snapshot I/O runtime of
+     * {@code ioThreads} threads (fixed by the first location a process opens; a different number
+     * later is logged and ignored).
+     *
+     * @throws IllegalArgumentException also if {@code requestTimeoutMs} is not positive or
+     *     {@code ioThreads} not 1 to 64
+     */
+    public static NativeSnapshotLocation open(String uri, Map<String, String> options, long uploadBytesPerSecond,
+                                              long requestTimeoutMs, int ioThreads) {
         if (uploadBytesPerSecond < 0) {
             throw new IllegalArgumentException("uploadBytesPerSecond must be at least 0 (0: no limit), not "
                 + uploadBytesPerSecond);
@@ -73,7 +93,8 @@ public final class NativeSnapshotLocation implements AutoCloseable {
             }
             joined.append(key).append('=').append(value).append('\n');
         });
-        return new NativeSnapshotLocation(uri, open0(uri, joined.toString(), uploadBytesPerSecond));
+        return new NativeSnapshotLocation(uri, open0(uri, joined.toString(), uploadBytesPerSecond, requestTimeoutMs,
+            ioThreads));
     }
 
     /** The URI the location was opened with. */
@@ -91,12 +112,15 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         public final long bytes;
         /** Newer snapshots passed over (each logged at WARN with the reason). */
         public final long skipped;
+        /** Milliseconds it waited for the location with no byte arriving (what it took of its patience). */
+        public final long waitedMs;
 
-        Restored(long seq, long files, long bytes, long skipped) {
+        Restored(long seq, long files, long bytes, long skipped, long waitedMs) {
             this.seq = seq;
             this.files = files;
             this.bytes = bytes;
             this.skipped = skipped;
+            this.waitedMs = waitedMs;
         }
     }
 
@@ -106,19 +130,28 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         public final long seq;
         /** Its files. */
         public final long files;
-        /** Files sent (the others an earlier snapshot had sent). */
+        /** Objects sent: files, or what was appended to one since an earlier snapshot (the rest was there). */
         public final long filesSent;
         /** Bytes sent. */
         public final long bytesSent;
         /** The changelog offset it holds (of the store's one changelog partition), or -1. */
         public final long offset;
+        /** Objects an earlier snapshot sent that it read back and checked. */
+        public final long objectsVerified;
+        /** Of those, the objects found missing or damaged (and sent again). */
+        public final long objectsDamaged;
+        /** Objects sent again: an earlier snapshot had sent them, and they were missing or damaged. */
+        public final long objectsResent;
 
-        Sent(long seq, long files, long filesSent, long bytesSent, long offset) {
-            this.seq = seq;
-            this.files = files;
-            this.filesSent = filesSent;
-            this.bytesSent = bytesSent;
-            this.offset = offset;
+        Sent(long[] r) {
+            this.seq = r[0];
+            this.files = r[1];
+            this.filesSent = r[2];
+            this.bytesSent = r[3];
+            this.offset = r[4];
+            this.objectsVerified = r[5];
+            this.objectsDamaged = r[6];
+            this.objectsResent = r[7];
         }
     }
 
@@ -130,15 +163,21 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      * @param changelog the store's changelog partition
      * @param start its log start offset now
      * @param end its log end offset now
+     * @param patienceMs how long in all it waits for the location to answer (time with no byte arriving)
+     * @param timeoutMs how long it may take at most
      * @return the snapshot restored, or null when none is usable (the changelog restores everything)
      * @throws IllegalArgumentException if {@code dir} holds files
+     * @throws ProcessorStateException when the location fails, does not answer within the patience
+     *     (or did not answer a little earlier: it is then skipped for a while), or the time runs out;
+     *     {@code dir} is then as it was
      */
-    public Restored restoreNewest(String storeId, Path dir, TopicPartition changelog, long start, long end) {
+    public Restored restoreNewest(String storeId, Path dir, TopicPartition changelog, long start, long end,
+                                  long patienceMs, long timeoutMs) {
         acquire();
         try {
             long[] r = longs(restoreNewest(handle, storeId, dir.toString(), changelog.topic(), changelog.partition(),
-                start, end));
-            return r == null ? null : new Restored(r[0], r[1], r[2], r[3]);
+                start, end, patienceMs, timeoutMs));
+            return r == null ? null : new Restored(r[0], r[1], r[2], r[3], r[4]);
         } finally {
             release();
         }
@@ -162,7 +201,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     /**
      * Sends a prepared snapshot and writes its manifest (the snapshot exists from then on), on
-     * any thread. {@link PreparedSnapshot#cancel()} stops it before the manifest.
+     * any thread. {@link PreparedSnapshot#cancel()} stops it at once, before the manifest.
      *
      * @throws ProcessorStateException if the location or the disk fails, or it was cancelled
      */
@@ -171,8 +210,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         try {
             long preparedHandle = prepared.acquire();
             try {
-                long[] r = longs(upload(handle, preparedHandle, storeId));
-                return new Sent(r[0], r[1], r[2], r[3], r[4]);
+                return new Sent(longs(upload(handle, preparedHandle, storeId)));
             } finally {
                 prepared.release();
             }
@@ -183,14 +221,20 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     /**
      * Keeps the newest {@code keep} snapshots of the store, deleting the others and the files no
-     * kept one references (never those of a snapshot being written).
+     * kept one references (never those of a snapshot being written); after {@code prepared} was
+     * sent, and cancelled with it ({@link PreparedSnapshot#cancel()}).
      *
      * @return the number of manifests and of files deleted
      */
-    public long[] retain(String storeId, int keep) {
+    public long[] retain(PreparedSnapshot prepared, String storeId, int keep) {
         acquire();
         try {
-            return longs(retain(handle, storeId, keep));
+            long preparedHandle = prepared.acquire();
+            try {
+                return longs(retain(handle, preparedHandle, storeId, keep));
+            } finally {
+                prepared.release();
+            }
         } finally {
             release();
         }
@@ -234,12 +278,13 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         return values;
     }
 
-    private static native long open0(String uri, String options, long uploadBytesPerSecond);
+    private static native long open0(String uri, String options, long uploadBytesPerSecond, long requestTimeoutMs,
+                                     int ioThreads);
 
     private static native void close(long handle);
 
     private static native byte[] restoreNewest(long handle, String storeId, String dir, String topic, int partition,
-                                               long start, long end);
+                                               long start, long end, long patienceMs, long timeoutMs);
 
     private static native long prepare(long storeHandle);
 
@@ -249,5 +294,5 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     static native void release(long preparedHandle);
 
-    private static native byte[] retain(long handle, String storeId, int keep);
+    private static native byte[] retain(long handle, long preparedHandle, String storeId, int keep);
 }

@@ -1,0 +1,169 @@
+package dev.txnrocksdb.it;
+
+import static dev.txnrocksdb.it.BrokerFixture.say;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An object store that accepts connections and never answers, or answers each request late, costs
+ * a starting application seconds, not its group membership: 12 stores on one stream thread (3
+ * stores x 4 partitions) open with empty state directories while the location is silent, then
+ * slow, and reach RUNNING within 30 s each time, restoring from the changelog; the output stays
+ * exactly-once; stopping takes under 5 s and leaves no snapshot checkpoint behind; once the location
+ * answers again, the next snapshots succeed. The location is the tests' S3 server behind an
+ * {@link UnreliableProxy}, on a real broker under exactly-once ({@link EosCrashApp}).
+ */
+class SnapshotUnansweredTest {
+    static final int PARTITIONS = 4;
+    static final int STORES = 3 * PARTITIONS;
+    static final int RECORDS = 8_000;
+    static final String APP = "snap-unanswered";
+
+    static BrokerFixture kafka;
+    static S3Server s3;
+    static UnreliableProxy proxy;
+
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = BrokerFixture.start("snapshots-unanswered");
+        List<String> topics = List.of(APP + "-input", EosCrashApp.kvOut(APP), EosCrashApp.windowOut(APP),
+            EosCrashApp.sessionOut(APP));
+        kafka.createTopics(PARTITIONS, topics.toArray(String[]::new));
+        try (Admin admin = kafka.admin()) {
+            BrokerFixture.await("a leader for every partition", Duration.ofSeconds(60), () -> {
+                try {
+                    return admin.describeTopics(topics).allTopicNames().get().values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+        s3 = S3Server.start(kafka.tmp.resolve("s3"));
+        proxy = new UnreliableProxy(s3.port(), UnreliableProxy.Mode.FORWARD, 4_000);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (proxy != null) proxy.close();
+        if (s3 != null) s3.close();
+        if (kafka != null) kafka.close();
+    }
+
+    @Test
+    void aSilentOrSlowLocationCostsSecondsAndSnapshotsResumeOnceItAnswers() throws Exception {
+        WordInput input = new WordInput(RECORDS, 23L).topic(APP + "-input");
+        Path snapshots = s3.bucketDir().resolve(APP);
+        List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + APP + "-input",
+            "txn.rocksdb.snapshot.interval.ms=300", "txn.rocksdb.snapshot.location=" + s3.uri(APP)));
+        settings.addAll(s3.settings(proxy.port()));
+        String[] overrides = settings.toArray(String[]::new);
+
+        // a first host snapshots every store while the location answers
+        input.produceUpTo(kafka, RECORDS / 4);
+        Path host1 = kafka.tmp.resolve(APP + "-host1");
+        AppProcess app = AppProcess.start(APP + "#0", kafka, APP, host1.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
+            BrokerFixture.await("a snapshot of each of the " + STORES + " stores", Duration.ofSeconds(90),
+                () -> SnapshotRestoreTest.storesWithSnapshots(snapshots) >= STORES);
+        } finally {
+            app.stop();
+        }
+
+        // a new host while the location is silent
+        proxy.mode(UnreliableProxy.Mode.SILENT);
+        long silentSince = System.nanoTime();
+        input.produceUpTo(kafka, RECORDS / 2);
+        Path host2 = kafka.tmp.resolve(APP + "-host2");
+        app = startOnANewHost(APP + "#1", host2, overrides, "silent");
+        try {
+            // the location answering again after a minute: the next snapshots of every store succeed
+            Map<Path, Long> before = SnapshotRestoreTest.newest(snapshots);
+            Thread.sleep(Math.max(0, 60_000 - (System.nanoTime() - silentSince) / 1_000_000));
+            proxy.mode(UnreliableProxy.Mode.FORWARD);
+            input.produceUpTo(kafka, RECORDS * 3 / 4);
+            long answering = System.nanoTime();
+            BrokerFixture.await("new snapshots of every store once the location answers", Duration.ofSeconds(120),
+                () -> SnapshotRestoreTest.newer(SnapshotRestoreTest.newest(snapshots), before) >= STORES);
+            say(String.format("[%s] location answering again: a new snapshot of each of the %d stores within %d ms", APP,
+                STORES, (System.nanoTime() - answering) / 1_000_000));
+        } finally {
+            stopQuickly(app, host2, "silent");
+        }
+
+        // a new host while the location answers each request 4 s late (inside its 5 s request timeout)
+        proxy.mode(UnreliableProxy.Mode.SLOW);
+        input.produceUpTo(kafka, RECORDS);
+        Path host3 = kafka.tmp.resolve(APP + "-host3");
+        app = startOnANewHost(APP + "#2", host3, overrides, "slow");
+        try {
+            // the whole input, over the three hosts
+            assertExactlyOnce(input, "after starts while the location was silent, then slow");
+        } finally {
+            stopQuickly(app, host3, "slow");
+            proxy.mode(UnreliableProxy.Mode.FORWARD);
+        }
+    }
+
+    /**
+     * Starts the app on an empty state directory and asserts it reaches RUNNING within 30 s (the
+     * JVM's start included), every store restoring from its changelog, with no poll timeout.
+     */
+    static AppProcess startOnANewHost(String name, Path host, String[] overrides, String location) throws Exception {
+        long started = System.nanoTime();
+        AppProcess app = AppProcess.start(name, kafka, APP, host.toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+            long tookMs = (System.nanoTime() - started) / 1_000_000;
+            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            say(String.format("[%s] new host, location %s: RUNNING after %d ms, %d stores restored from the changelog",
+                APP, location, tookMs, starts.size()));
+            assertTrue(tookMs < 30_000, "RUNNING after " + tookMs + " ms with the location " + location);
+            assertEquals(STORES, starts.size(), "every store restored from its changelog: " + starts);
+            String log = Files.readString(kafka.tmp.resolve(name.replace('#', '-') + ".log"));
+            assertFalse(log.contains("poll timeout"), "no poll timeout: " + log);
+            return app;
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
+        }
+    }
+
+    /** Stops the app, asserting it took under 5 s and left no snapshot checkpoint in its state directory. */
+    static void stopQuickly(AppProcess app, Path host, String location) throws Exception {
+        long started = System.nanoTime();
+        app.stop();
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        List<Path> left;
+        try (Stream<Path> files = Files.walk(host)) {
+            left = files.filter(p -> p.getFileName().toString().startsWith("snapshot-checkpoint-")).toList();
+        }
+        say(String.format("[%s] stopped in %d ms (location %s), %d checkpoints left", APP, tookMs, location, left.size()));
+        assertTrue(tookMs < 5_000, "stopping took " + tookMs + " ms");
+        assertTrue(left.isEmpty(), "no checkpoint left behind: " + left);
+    }
+
+    static void assertExactlyOnce(WordInput input, String when) throws Exception {
+        kafka.awaitGroupCaughtUp(APP, input.topic(), PARTITIONS, Duration.ofSeconds(180));
+        List<String> problems = input.checkExactlyOnce(
+            kafka.readCommitted(EosCrashApp.kvOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.windowOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.sessionOut(APP), PARTITIONS, 0, Duration.ofSeconds(60)));
+        if (!problems.isEmpty()) kafka.showLogs(APP);
+        assertTrue(problems.isEmpty(), "output is not exactly-once " + when + ":\n  " + String.join("\n  ", problems));
+    }
+}
