@@ -39,7 +39,7 @@ pub struct Location {
     runtime: tokio::runtime::Handle,
     settings: LocationSettings,
     /// When a request last went unanswered (no connection, no answer in time), until one is
-    /// answered again: restores and snapshots skip the location for `unanswered_backoff` after.
+    /// answered again: restores skip the location for `unanswered_backoff` after.
     unanswered: Mutex<Option<Instant>>,
     /// What earlier snapshots through this location sent (see [`super::take::upload`]).
     pub(crate) sent: super::sent::SentFiles,
@@ -70,9 +70,9 @@ pub struct LocationSettings {
     /// object store receives the parts of 8 MiB (`PART_BYTES`) as they fill. Restores are never
     /// limited: a store waits for them.
     pub upload_bytes_per_second: u64,
-    /// Once the location did not answer, how long restores and snapshots skip it rather than wait
-    /// for it again (the stores of one rebalance open within this of each other); after it, the
-    /// next one tries.
+    /// Once the location did not answer, how long restores skip it rather than wait for it again
+    /// (the stores of one rebalance open within this of each other); after it, or once any call
+    /// (a snapshot being sent, off the stream thread) is answered, the next one tries.
     pub unanswered_backoff: Duration,
 }
 

@@ -34,7 +34,6 @@ pub fn retain(location: &Location, store_id: &str, keep: usize, cancel: &AtomicB
     if keep == 0 {
         return Err(Error::InvalidArgument("snapshot retention must keep at least one snapshot".into()));
     }
-    location.check_answering()?;
     let stop = Stop { cancel: Some(cancel), ..Stop::default() };
     let mut manifests: Vec<(u64, object_store::ObjectMeta)> = location
         .list(&location.path(store_id, SNAPSHOTS)?, stop)?

@@ -118,7 +118,9 @@ pub fn prepare(store: &KeyValueStore) -> Result<Prepared> {
 /// ([`Error::InvalidArgument`]).
 pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &AtomicBool) -> Result<Taken> {
     let Prepared { checkpoint, store_dir, options, identity } = prepared;
-    location.check_answering()?;
+    // not skipped while the location went unanswered (as restores are): off the stream thread, an
+    // upload only costs a sending thread its request timeouts, and the next one after the location
+    // answers again must not wait for a backoff, or for a commit after it
     let stop = Stop { cancel: Some(cancel), ..Stop::default() };
     let image = read_image(&store_dir, &options, &checkpoint.0)?;
     let snapshots = location.path(store_id, SNAPSHOTS)?;
@@ -138,82 +140,17 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
     let before = identity.as_deref().map(|id| location.sent.get(id)).unwrap_or_default();
     let mut now = Sent::default();
     let (mut files, mut parts) = (Vec::new(), Vec::new());
-    let (mut files_uploaded, mut bytes_uploaded, mut objects_verified, mut objects_damaged, mut objects_resent) = (0, 0, 0, 0, 0);
     for name in file_names(&checkpoint.0)? {
         let path = checkpoint.0.join(&name);
-        let reading = |e: std::io::Error| local_err(&path, "reading a checkpoint file", e);
-        let size = std::fs::metadata(&path).map_err(reading)?.len();
-        let checked = |sum: FileChecksum| match sum.size == size {
-            true => Ok(sum),
-            false => Err(local_err(&path, "reading a checkpoint file", format!("{} bytes read, {size} expected", sum.size))),
-        };
-        let file = if is_immutable(&name) {
-            let crc32c = match before.immutable.get(&(name.clone(), size)) {
-                Some(crc32c) => *crc32c,
-                None => checked(file_checksum(&path, 0).map_err(reading)?)?.crc32c,
-            };
-            now.immutable.insert((name.clone(), size), crc32c);
-            whole(&name, size, crc32c)
-        } else {
-            // an appendable file an earlier snapshot sent: its parts, and what was appended since
-            let earlier = before.appendable.get(&name).filter(|_| is_appendable(&name));
-            let sum = checked(file_checksum(&path, earlier.map_or(0, |file| file.size)).map_err(reading)?)?;
-            let file = match earlier {
-                Some(earlier)
-                    if size >= earlier.size && sum.prefix_crc32c == earlier.crc32c && earlier.parts.len() < MAX_PARTS =>
-                {
-                    let mut parts = earlier.parts.clone();
-                    let appended = size - earlier.size;
-                    if appended > 0 {
-                        let object = object_name(&name, earlier.size, appended, sum.suffix_crc32c);
-                        parts.push(FilePart { object, size: appended, crc32c: sum.suffix_crc32c });
-                    }
-                    SnapshotFile { name: name.clone(), size, crc32c: sum.crc32c, parts }
-                }
-                _ => whole(&name, size, sum.crc32c),
-            };
-            if is_appendable(&name) {
-                now.appendable.insert(name.clone(), file.clone());
-            }
-            file
-        };
+        let file = describe(&name, &path, &before, &mut now)?;
         let mut offset = 0;
         for part in &file.parts {
-            parts.push((part.clone(), path.clone(), offset..offset + part.size));
+            parts.push(LocalPart { part: part.clone(), path: path.clone(), range: offset..offset + part.size });
             offset += part.size;
         }
         files.push(file);
     }
-    // the parts the location lacks are sent (again, where an earlier snapshot had sent them); a
-    // few of those it has are read back and sent again where missing or damaged
-    let sent_before = before.objects();
-    let (mut missing, mut present) = (Vec::new(), Vec::new());
-    for (part, path, range) in parts {
-        match existing.get(&part.object) == Some(&part.size) {
-            true => present.push((part, path, range)),
-            false => missing.push((part, path, range)),
-        }
-    }
-    objects_resent += missing.iter().filter(|(part, _, _)| sent_before.contains(&part.object)).count();
-    present.sort_by(|a, b| a.0.object.cmp(&b.0.object));
-    let checking = verified_next(&present, before.verified_up_to.as_deref());
-    now.verified_up_to = checking.last().map(|(part, _, _)| part.object.clone()).or(before.verified_up_to);
-    for (part, path, range) in checking {
-        let object = location.path(store_id, &format!("{FILES}/{}", part.object))?;
-        objects_verified += 1;
-        if location.checksum(&object, stop)? != Some((part.size, part.crc32c)) {
-            log::warn!("snapshot: object {object} at {} is missing or damaged; sending it again", location.uri());
-            objects_damaged += 1;
-            objects_resent += 1;
-            missing.push((part.clone(), path.clone(), range.clone()));
-        }
-    }
-    for (part, path, range) in missing {
-        let object = location.path(store_id, &format!("{FILES}/{}", part.object))?;
-        location.put_file(&object, &path, range, stop)?;
-        files_uploaded += 1;
-        bytes_uploaded += part.size;
-    }
+    let counts = send(location, store_id, stop, parts, &existing, &before, &mut now)?;
     fault::point("snapshot:before-manifest")?;
     if cancel.load(Ordering::Acquire) {
         return Err(super::location::cancelled(location));
@@ -245,28 +182,125 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         ));
     }
     log::info!(
-        "store {}: snapshot {seq} written to {}/{store_id} ({file_count} files, {files_uploaded} sent, {bytes_uploaded} bytes)",
+        "store {}: snapshot {seq} written to {}/{store_id} ({file_count} files, {} objects sent, {} bytes)",
         store_dir.display(),
-        location.uri()
+        location.uri(),
+        counts.files_uploaded,
+        counts.bytes_uploaded
     );
     Ok(Taken {
         seq,
         offsets: image.offsets,
         files: file_count,
-        files_uploaded,
-        bytes_uploaded,
-        objects_verified,
-        objects_damaged,
-        objects_resent,
+        files_uploaded: counts.files_uploaded,
+        bytes_uploaded: counts.bytes_uploaded,
+        objects_verified: counts.objects_verified,
+        objects_damaged: counts.objects_damaged,
+        objects_resent: counts.objects_resent,
     })
+}
+
+/// A part of a checkpoint's file: the bytes `range` of the local file `path`.
+struct LocalPart {
+    part: FilePart,
+    path: PathBuf,
+    range: std::ops::Range<u64>,
+}
+
+/// What [`send`] did.
+#[derive(Default)]
+struct Counts {
+    files_uploaded: usize,
+    bytes_uploaded: u64,
+    objects_verified: usize,
+    objects_damaged: usize,
+    objects_resent: usize,
+}
+
+/// The manifest entry of the checkpoint's file `name` at `path`: an immutable file whole (its
+/// checksum read once per identity), an appendable one as the parts the last snapshot sent it as
+/// and what was appended since when its bytes start with theirs, else whole. Records it in `now`.
+fn describe(name: &str, path: &Path, before: &Sent, now: &mut Sent) -> Result<SnapshotFile> {
+    let reading = |e: std::io::Error| local_err(path, "reading a checkpoint file", e);
+    let size = std::fs::metadata(path).map_err(reading)?.len();
+    let checksum = |prefix: u64| match file_checksum(path, prefix).map_err(reading)? {
+        sum if sum.size == size => Ok(sum),
+        sum => Err(local_err(path, "reading a checkpoint file", format!("{} bytes read, {size} expected", sum.size))),
+    };
+    if is_immutable(name) {
+        let crc32c = match before.immutable.get(&(name.to_string(), size)) {
+            Some(crc32c) => *crc32c,
+            None => checksum(0)?.crc32c,
+        };
+        now.immutable.insert((name.to_string(), size), crc32c);
+        return Ok(whole(name, size, crc32c));
+    }
+    let earlier = before.appendable.get(name).filter(|_| is_appendable(name));
+    let sum: FileChecksum = checksum(earlier.map_or(0, |file| file.size))?;
+    let file = match earlier {
+        Some(earlier) if size >= earlier.size && sum.prefix_crc32c == earlier.crc32c && earlier.parts.len() < MAX_PARTS => {
+            let mut parts = earlier.parts.clone();
+            let appended = size - earlier.size;
+            if appended > 0 {
+                let object = object_name(name, earlier.size, appended, sum.suffix_crc32c);
+                parts.push(FilePart { object, size: appended, crc32c: sum.suffix_crc32c });
+            }
+            SnapshotFile { name: name.to_string(), size, crc32c: sum.crc32c, parts }
+        }
+        _ => whole(name, size, sum.crc32c),
+    };
+    if is_appendable(name) {
+        now.appendable.insert(name.to_string(), file.clone());
+    }
+    Ok(file)
+}
+
+/// Sends the parts the location lacks (`existing`: its objects' sizes by name), again where an
+/// earlier snapshot had sent them; reads back the next few of those it has ([`verified_next`]) and
+/// sends again those missing or damaged.
+fn send(
+    location: &Location,
+    store_id: &str,
+    stop: Stop<'_>,
+    parts: Vec<LocalPart>,
+    existing: &HashMap<String, u64>,
+    before: &Sent,
+    now: &mut Sent,
+) -> Result<Counts> {
+    let mut counts = Counts::default();
+    let (mut missing, mut present): (Vec<LocalPart>, Vec<LocalPart>) =
+        parts.into_iter().partition(|local| existing.get(&local.part.object) != Some(&local.part.size));
+    let sent_before = before.objects();
+    counts.objects_resent = missing.iter().filter(|local| sent_before.contains(&local.part.object)).count();
+    present.sort_by(|a, b| a.part.object.cmp(&b.part.object));
+    let checking = verified_next(&present, before.verified_up_to.as_deref());
+    now.verified_up_to = checking.last().map(|local| local.part.object.clone()).or(before.verified_up_to.clone());
+    for local in checking {
+        let object = location.path(store_id, &format!("{FILES}/{}", local.part.object))?;
+        counts.objects_verified += 1;
+        if location.checksum(&object, stop)? != Some((local.part.size, local.part.crc32c)) {
+            log::warn!("snapshot: object {object} at {} is missing or damaged; sending it again", location.uri());
+            counts.objects_damaged += 1;
+            counts.objects_resent += 1;
+            missing.push(LocalPart { part: local.part.clone(), path: local.path.clone(), range: local.range.clone() });
+        }
+    }
+    for local in missing {
+        let object = location.path(store_id, &format!("{FILES}/{}", local.part.object))?;
+        location.put_file(&object, &local.path, local.range, stop)?;
+        counts.files_uploaded += 1;
+        counts.bytes_uploaded += local.part.size;
+    }
+    Ok(counts)
 }
 
 /// The next [`VERIFIED_PER_SNAPSHOT`] parts of `present` (sorted by object name) after the object
 /// `after`, wrapping around: every object present is checked within (objects / this many)
 /// snapshots, whichever come and go meanwhile.
-fn verified_next<'a, T>(present: &'a [(FilePart, T, std::ops::Range<u64>)], after: Option<&str>) -> Vec<&'a (FilePart, T, std::ops::Range<u64>)> {
-    let start = after.map_or(0, |after| present.partition_point(|(part, _, _)| part.object.as_str() <= after));
-    present.iter().cycle().skip(start).take(VERIFIED_PER_SNAPSHOT.min(present.len())).collect()
+fn verified_next<'a>(present: &'a [LocalPart], after: Option<&str>) -> &'a [LocalPart] {
+    let start = after.map_or(0, |after| present.partition_point(|local| local.part.object.as_str() <= after));
+    let start = if start >= present.len() { 0 } else { start };
+    &present[start..(start + VERIFIED_PER_SNAPSHOT).min(present.len())]
 }
 
 /// A checkpoint directory, deleted when dropped (after the upload, or when it failed).

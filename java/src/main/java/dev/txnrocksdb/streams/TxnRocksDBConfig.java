@@ -240,8 +240,8 @@ public final class TxnRocksDBConfig {
      * {@value}: long, milliseconds, at least 1, default {@link #SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT}
      * (5 s). How long one request to the snapshot location may wait to connect, and for its answer
      * (once answering, for its next bytes); a request that timed out is sent again at most twice.
-     * Each 8 MiB part of an upload must be sent within it. Once the location did not answer,
-     * restores and snapshots skip it for 30 seconds (WARN) rather than wait for it again.
+     * Each 8 MiB part of an upload must be sent within it. Once the location did not answer, the
+     * restores of stores opening after skip it for 30 seconds (WARN) rather than wait for it again.
      */
     public static final String SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG = "txn.rocksdb.snapshot.request.timeout.ms";
 
@@ -328,7 +328,7 @@ public final class TxnRocksDBConfig {
             ConfigDef.Range.atLeast(1), Importance.LOW,
             "how long one request to the snapshot location waits to connect and for its answer (once answering, for"
                 + " its next bytes) before it is sent again (at most twice) or fails; a location that did not answer is"
-                + " skipped for 30 s")
+                + " skipped by restores for 30 s")
         .define(SNAPSHOT_RESTORE_WAIT_MS_CONFIG, Type.LONG, SNAPSHOT_RESTORE_WAIT_MS_DEFAULT, ConfigDef.Range.atLeast(1),
             Importance.LOW,
             "how long in all the snapshot restores of one stream thread may wait for the location to answer (time with"

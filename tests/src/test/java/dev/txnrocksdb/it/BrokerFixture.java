@@ -72,6 +72,24 @@ final class BrokerFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Creates the topics and waits until each partition has a leader, so that nothing is produced
+     * before (an idempotent producer racing a topic's first leader election can retry forever).
+     */
+    void createTopicsWithLeaders(int partitions, List<String> names) throws Exception {
+        createTopics(partitions, names.toArray(String[]::new));
+        try (Admin admin = admin()) {
+            await("a leader for every partition", Duration.ofSeconds(60), () -> {
+                try {
+                    return admin.describeTopics(names).allTopicNames().get().values().stream()
+                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+    }
+
     /** A String/String producer (defaults: idempotent, acks=all). */
     KafkaProducer<String, String> stringProducer() {
         return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),

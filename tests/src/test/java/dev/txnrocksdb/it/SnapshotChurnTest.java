@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,17 +69,7 @@ class SnapshotChurnTest {
     static Samples churn(String appId, boolean snapshots) throws Exception {
         String input = appId + "-input";
         List<String> topics = List.of(input, EosCrashApp.kvOut(appId));
-        kafka.createTopics(PARTITIONS, topics.toArray(String[]::new));
-        try (Admin admin = kafka.admin()) {
-            BrokerFixture.await("a leader for every partition", Duration.ofSeconds(60), () -> {
-                try {
-                    return admin.describeTopics(topics).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-        }
+        kafka.createTopicsWithLeaders(PARTITIONS, topics);
         WordInput words = new WordInput(200 * (CYCLES + 2), 31L).topic(input);
         List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + input,
             EosCrashApp.TOPOLOGY_ARG + "=kv", "txn.rocksdb.snapshot.interval.ms=300"));

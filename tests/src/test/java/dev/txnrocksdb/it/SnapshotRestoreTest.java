@@ -37,7 +37,8 @@ class SnapshotRestoreTest {
     /** strategy, location kind: each an app of its own. */
     static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
         new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
-        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"}, new String[] {"standby", "file"});
+        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"}, new String[] {"standby", "file"},
+        new String[] {"damaged", "file"});
 
     static BrokerFixture kafka;
     static S3Server s3;
@@ -53,17 +54,7 @@ class SnapshotRestoreTest {
             topics.addAll(List.of(appId + "-input", EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId),
                 EosCrashApp.sessionOut(appId)));
         }
-        kafka.createTopics(PARTITIONS, topics.toArray(String[]::new));
-        try (Admin admin = kafka.admin()) {
-            BrokerFixture.await("a leader for every partition", Duration.ofSeconds(60), () -> {
-                try {
-                    return admin.describeTopics(topics).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-        }
+        kafka.createTopicsWithLeaders(PARTITIONS, topics);
     }
 
     @AfterAll
@@ -204,6 +195,100 @@ class SnapshotRestoreTest {
             assertExactlyOnce(appId, input, "with the object store down");
         } finally {
             app.stop();
+        }
+    }
+
+    /**
+     * Every object of one store's snapshots damaged in place (a byte flipped, the size kept), the
+     * objects every kept snapshot shares among them: each snapshot reads two objects back and sends
+     * a damaged one again, so within (objects / 2) snapshots the store's newest snapshot restores
+     * again (checked with the native restore into a scratch directory); then a new host restores
+     * every store from the snapshots, not the changelog, exactly-once.
+     */
+    @org.junit.jupiter.api.Test
+    void aDamagedObjectEverySnapshotSharesHealsAndANewHostRestoresTheSnapshots() throws Exception {
+        String appId = appId("damaged", "file");
+        String inputTopic = appId + "-input";
+        WordInput input = new WordInput(RECORDS, 13L).topic(inputTopic);
+        Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
+        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri()};
+        input.produceUpTo(kafka, RECORDS / 2);
+        Path firstHost = kafka.tmp.resolve(appId + "-host1");
+        AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
+        try {
+            snapshotEveryStoreAfterTheFirstHalf(app, input, snapshots);
+            // the input paused, no commit, no snapshot: damage every object of one store's snapshots
+            Map<Path, Long> settled = settledNewest(snapshots);
+            Path store = settled.keySet().stream().filter(p -> p.toString().contains(EosCrashApp.KV_STORE)).findFirst()
+                .orElseThrow();
+            long damagedAt = settled.get(store);
+            int objects = 0;
+            try (Stream<Path> files = Files.list(store.resolve("files"))) {
+                for (Path object : files.toList()) {
+                    byte[] bytes = Files.readAllBytes(object);
+                    if (bytes.length > 0) {
+                        bytes[bytes.length / 2] ^= 0x10;
+                        Files.write(object, bytes);
+                        objects++;
+                    }
+                }
+            }
+            String storeId = snapshots.relativize(store).toString();
+            String partition = store.getFileName().toString().split("-")[0];
+            org.apache.kafka.common.TopicPartition changelog = new org.apache.kafka.common.TopicPartition(
+                appId + "-" + EosCrashApp.KV_STORE + "-changelog", Integer.parseInt(partition));
+            // the input going on, snapshots go on: once (objects / 2) more were taken, each having
+            // read two objects back, the newest restores (no restore before it, which would delete
+            // the damaged objects it found and so heal them sooner)
+            long bound = (objects + 1) / 2 + 1;
+            for (int step = 1; step <= 60 && newest(snapshots).getOrDefault(store, 0L) < damagedAt + bound; step++) {
+                input.produceUpTo(kafka, RECORDS / 2 + 200 + step * 20);
+                Thread.sleep(500);
+            }
+            Map<Path, Long> after = settledNewest(snapshots);
+            long usable = newestUsable(snapshots, storeId, changelog);
+            say(String.format("[%s] %d objects of %s damaged after snapshot %d: snapshot %d restores (%d snapshots later,"
+                + " bound %d)", appId, objects, storeId, damagedAt, usable, after.get(store) - damagedAt, bound));
+            assertTrue(after.get(store) >= damagedAt + bound, "snapshots went on: " + after.get(store));
+            assertEquals(after.get(store), usable, "the newest snapshot restores");
+            app.kill();
+        } catch (Throwable t) {
+            app.kill();
+            throw t;
+        }
+        deleteTree(firstHost);
+        input.produceUpTo(kafka, RECORDS);
+        app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
+        try {
+            app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            say("[" + appId + "] new host after the healing: " + starts);
+            assertEquals(3 * PARTITIONS, starts.size(), "every store restored: " + starts);
+            for (String line : starts) {
+                assertTrue(Long.parseLong(line.split(" ")[3]) > 0, "restored from a snapshot, not from 0: " + line);
+            }
+            assertExactlyOnce(appId, input, "after the healing");
+        } finally {
+            app.stop();
+        }
+    }
+
+    /**
+     * The number of the snapshot of {@code storeId} a new host would restore now, or -1 where none
+     * would (restored into a scratch directory, deleted after; the changelog's offsets taken as
+     * covering every snapshot's).
+     */
+    static long newestUsable(Path location, String storeId, org.apache.kafka.common.TopicPartition changelog)
+            throws IOException {
+        Path scratch = Files.createTempDirectory(kafka.tmp, "restore-check");
+        try (dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation snapshots =
+                 dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(location.toUri().toString(), Map.of())) {
+            var restored = snapshots.restoreNewest(storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE,
+                10_000, 60_000);
+            return restored == null ? -1 : restored.seq;
+        } finally {
+            deleteTree(scratch);
         }
     }
 
@@ -493,11 +578,17 @@ class SnapshotRestoreTest {
      * (key-value, window and session counts) is exactly-once for that input.
      */
     static void assertExactlyOnce(String appId, WordInput input, String when) throws Exception {
-        kafka.awaitGroupCaughtUp(appId, input.topic(), PARTITIONS, Duration.ofSeconds(180));
+        assertExactlyOnce(kafka, appId, input, PARTITIONS, RECORDS, when);
+    }
+
+    /** {@link #assertExactlyOnce(String, WordInput, String)} for an app of {@code partitions} and {@code records}. */
+    static void assertExactlyOnce(BrokerFixture kafka, String appId, WordInput input, int partitions, int records,
+                                  String when) throws Exception {
+        kafka.awaitGroupCaughtUp(appId, input.topic(), partitions, Duration.ofSeconds(180));
         List<String> problems = input.checkExactlyOnce(
-            kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60)));
+            kafka.readCommitted(EosCrashApp.kvOut(appId), partitions, records, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.windowOut(appId), partitions, records, Duration.ofSeconds(60)),
+            kafka.readCommitted(EosCrashApp.sessionOut(appId), partitions, 0, Duration.ofSeconds(60)));
         if (!problems.isEmpty()) kafka.showLogs(appId);
         assertTrue(problems.isEmpty(), "output is not exactly-once " + when + ":\n  " + String.join("\n  ", problems));
     }

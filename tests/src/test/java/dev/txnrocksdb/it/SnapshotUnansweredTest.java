@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,17 +40,7 @@ class SnapshotUnansweredTest {
         kafka = BrokerFixture.start("snapshots-unanswered");
         List<String> topics = List.of(APP + "-input", EosCrashApp.kvOut(APP), EosCrashApp.windowOut(APP),
             EosCrashApp.sessionOut(APP));
-        kafka.createTopics(PARTITIONS, topics.toArray(String[]::new));
-        try (Admin admin = kafka.admin()) {
-            BrokerFixture.await("a leader for every partition", Duration.ofSeconds(60), () -> {
-                try {
-                    return admin.describeTopics(topics).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-        }
+        kafka.createTopicsWithLeaders(PARTITIONS, topics);
         s3 = S3Server.start(kafka.tmp.resolve("s3"));
         proxy = new UnreliableProxy(s3.port(), UnreliableProxy.Mode.FORWARD, 4_000);
     }
@@ -112,7 +101,8 @@ class SnapshotUnansweredTest {
         app = startOnANewHost(APP + "#2", host3, overrides, "slow");
         try {
             // the whole input, over the three hosts
-            assertExactlyOnce(input, "after starts while the location was silent, then slow");
+            SnapshotRestoreTest.assertExactlyOnce(kafka, APP, input, PARTITIONS, RECORDS,
+                "after starts while the location was silent, then slow");
         } finally {
             stopQuickly(app, host3, "slow");
             proxy.mode(UnreliableProxy.Mode.FORWARD);
@@ -155,15 +145,5 @@ class SnapshotUnansweredTest {
         say(String.format("[%s] stopped in %d ms (location %s), %d checkpoints left", APP, tookMs, location, left.size()));
         assertTrue(tookMs < 5_000, "stopping took " + tookMs + " ms");
         assertTrue(left.isEmpty(), "no checkpoint left behind: " + left);
-    }
-
-    static void assertExactlyOnce(WordInput input, String when) throws Exception {
-        kafka.awaitGroupCaughtUp(APP, input.topic(), PARTITIONS, Duration.ofSeconds(180));
-        List<String> problems = input.checkExactlyOnce(
-            kafka.readCommitted(EosCrashApp.kvOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.windowOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.sessionOut(APP), PARTITIONS, 0, Duration.ofSeconds(60)));
-        if (!problems.isEmpty()) kafka.showLogs(APP);
-        assertTrue(problems.isEmpty(), "output is not exactly-once " + when + ":\n  " + String.join("\n  ", problems));
     }
 }

@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals;
 
-import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +21,7 @@ final class SnapshotSenders {
     private SnapshotSenders() {}
 
     /** The pool, started with {@code threads} threads by the first call; later calls get it as it is. */
-    static synchronized Executor pool(int threads) {
+    static synchronized ThreadPoolExecutor pool(int threads) {
         if (pool == null) {
             AtomicInteger started = new AtomicInteger();
             pool = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), task -> {

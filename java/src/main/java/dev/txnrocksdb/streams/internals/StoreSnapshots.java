@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -104,7 +104,9 @@ public final class StoreSnapshots implements AutoCloseable {
     private final long intervalNanos;
     private final int retained;
     private final ThreadRestoreBudget threadBudget;
-    private final Executor senders;
+    private final ThreadPoolExecutor senders;
+    /** The snapshot handed to the senders, until it ran (closing takes it back if it has not started). */
+    private final AtomicReference<Runnable> queued = new AtomicReference<>();
     private final AtomicReference<PreparedSnapshot> inFlight = new AtomicReference<>();
     /** Counts down when the snapshot being sent has stopped. */
     private volatile CountDownLatch sent = new CountDownLatch(0);
@@ -298,14 +300,29 @@ public final class StoreSnapshots implements AutoCloseable {
         CountDownLatch done = new CountDownLatch(1);
         sent = done;
         leaseHolders.incrementAndGet();
+        Runnable job = new Runnable() {
+            @Override
+            public void run() {
+                if (queued.compareAndSet(this, null)) {
+                    send(prepared, done);
+                }
+            }
+        };
+        queued.set(job);
         try {
-            senders.execute(() -> send(prepared, done));
+            senders.execute(job);
         } catch (RuntimeException e) {
-            inFlight.set(null);
-            prepared.close();
-            done.countDown();
-            releaseLease();
+            queued.set(null);
+            abandon(prepared, done);
         }
+    }
+
+    /** Ends a snapshot that was never sent. */
+    private void abandon(PreparedSnapshot prepared, CountDownLatch done) {
+        inFlight.set(null);
+        prepared.close();
+        done.countDown();
+        releaseLease();
     }
 
     private void send(PreparedSnapshot prepared, CountDownLatch done) {
@@ -397,7 +414,12 @@ public final class StoreSnapshots implements AutoCloseable {
         }
         closing = true;
         PreparedSnapshot prepared = inFlight.get();
-        if (prepared != null) {
+        Runnable job = queued.getAndSet(null);
+        if (job != null) {
+            // still waiting behind other stores' snapshots: never started, ended here
+            senders.remove(job);
+            abandon(prepared, sent);
+        } else if (prepared != null) {
             prepared.cancel();
         }
         try {
