@@ -684,7 +684,7 @@ fn each_snapshot_sends_what_changed_for_a_small_and_a_large_state() {
 }
 
 /// An object every snapshot shares (an SST file of the store's state), damaged in place: each
-/// snapshot reads back a few of the objects it references, so within (objects / 2) snapshots one
+/// snapshot reads back two of the objects it references, so within 2 x (objects / 2) snapshots one
 /// finds it damaged and sends it again, and the newest snapshot restores; damaged again, a restore
 /// that finds it deletes it (falling back to the changelog, every snapshot sharing it), and the
 /// next snapshot sends it again at once.
@@ -718,7 +718,7 @@ fn a_damaged_object_every_snapshot_shares_is_sent_again() {
     snapshot(&store);
     damage();
     let objects = bench.referenced(first.seq).len();
-    let bound = objects.div_ceil(2) + 1;
+    let bound = 2 * objects.div_ceil(2) + 1;
     let mut healed_after = None;
     for n in 1..=bound {
         let taken = snapshot(&store);

@@ -22,8 +22,10 @@ pub(crate) struct Sent {
     pub(crate) immutable: HashMap<(String, u64), u32>,
     /// Each appendable file (a write-ahead log, a MANIFEST) as its manifest entry described it.
     pub(crate) appendable: HashMap<String, SnapshotFile>,
-    /// The object the last snapshot checked last (the next checks those after it).
-    pub(crate) verified_up_to: Option<String>,
+    /// The objects checked (read back) or sent in this round of checks: each snapshot checks
+    /// objects not in it, and once every object it references is, a new round starts. Objects a
+    /// snapshot sends are in it, so new objects never hold the older ones' turn back.
+    pub(crate) verified: HashSet<String>,
 }
 
 impl Sent {

@@ -68,9 +68,10 @@ pub struct Prepared {
 const MAX_PARTS: usize = 32;
 
 /// Objects an earlier snapshot sent that each snapshot reads back and checks against the size and
-/// crc32c their names give, sending again any missing or damaged: every object the store's
-/// snapshots reference is checked within (objects / this many) snapshots, at the cost of reading
-/// this many objects (at most an SST file's size each) per snapshot, whatever the state's size.
+/// crc32c their names give, sending again any missing or damaged: in rounds in which each object
+/// is checked once (objects sent meanwhile count as checked), so an object damaged at any moment is
+/// found within two rounds, 2 x objects / this many snapshots, at the cost of reading this many
+/// objects (at most an SST file's size each) per snapshot, whatever the state's size.
 const VERIFIED_PER_SNAPSHOT: usize = 2;
 
 /// Whether RocksDB never changes the file once written (SST and blob files).
@@ -256,7 +257,7 @@ fn describe(name: &str, path: &Path, before: &Sent, now: &mut Sent) -> Result<Sn
 }
 
 /// Sends the parts the location lacks (`existing`: its objects' sizes by name), again where an
-/// earlier snapshot had sent them; reads back the next few of those it has ([`verified_next`]) and
+/// earlier snapshot had sent them; reads back a few of those it has ([`VERIFIED_PER_SNAPSHOT`], by rounds) and
 /// sends again those missing or damaged.
 fn send(
     location: &Location,
@@ -273,8 +274,14 @@ fn send(
     let sent_before = before.objects();
     counts.objects_resent = missing.iter().filter(|local| sent_before.contains(&local.part.object)).count();
     present.sort_by(|a, b| a.part.object.cmp(&b.part.object));
-    let checking = verified_next(&present, before.verified_up_to.as_deref());
-    now.verified_up_to = checking.last().map(|local| local.part.object.clone()).or(before.verified_up_to.clone());
+    now.verified = before.verified.clone();
+    if present.iter().all(|local| now.verified.contains(&local.part.object)) {
+        now.verified.clear(); // every object checked: a new round
+    }
+    let checking: Vec<&LocalPart> =
+        present.iter().filter(|local| !now.verified.contains(&local.part.object)).take(VERIFIED_PER_SNAPSHOT).collect();
+    now.verified.extend(checking.iter().map(|local| local.part.object.clone()));
+    now.verified.extend(missing.iter().map(|local| local.part.object.clone()));
     for local in checking {
         let object = location.path(store_id, &format!("{FILES}/{}", local.part.object))?;
         counts.objects_verified += 1;
@@ -292,15 +299,6 @@ fn send(
         counts.bytes_uploaded += local.part.size;
     }
     Ok(counts)
-}
-
-/// The next [`VERIFIED_PER_SNAPSHOT`] parts of `present` (sorted by object name) after the object
-/// `after`, wrapping around: every object present is checked within (objects / this many)
-/// snapshots, whichever come and go meanwhile.
-fn verified_next<'a>(present: &'a [LocalPart], after: Option<&str>) -> &'a [LocalPart] {
-    let start = after.map_or(0, |after| present.partition_point(|local| local.part.object.as_str() <= after));
-    let start = if start >= present.len() { 0 } else { start };
-    &present[start..(start + VERIFIED_PER_SNAPSHOT).min(present.len())]
 }
 
 /// A checkpoint directory, deleted when dropped (after the upload, or when it failed).

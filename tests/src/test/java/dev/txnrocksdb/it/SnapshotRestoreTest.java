@@ -201,7 +201,7 @@ class SnapshotRestoreTest {
     /**
      * Every object of one store's snapshots damaged in place (a byte flipped, the size kept), the
      * objects every kept snapshot shares among them: each snapshot reads two objects back and sends
-     * a damaged one again, so within (objects / 2) snapshots the store's newest snapshot restores
+     * a damaged one again, so within 2 x (objects / 2) snapshots the store's newest snapshot restores
      * again (checked with the native restore into a scratch directory); then a new host restores
      * every store from the snapshots, not the changelog, exactly-once.
      */
@@ -238,10 +238,10 @@ class SnapshotRestoreTest {
             String partition = store.getFileName().toString().split("-")[0];
             org.apache.kafka.common.TopicPartition changelog = new org.apache.kafka.common.TopicPartition(
                 appId + "-" + EosCrashApp.KV_STORE + "-changelog", Integer.parseInt(partition));
-            // the input going on, snapshots go on: once (objects / 2) more were taken, each having
-            // read two objects back, the newest restores (no restore before it, which would delete
+            // the input going on, snapshots go on: once 2 x (objects / 2) more were taken, each having
+            // read two objects back (in rounds that check each object once), the newest restores (no restore before it, which would delete
             // the damaged objects it found and so heal them sooner)
-            long bound = (objects + 1) / 2 + 1;
+            long bound = 2 * ((objects + 1) / 2) + 1;
             for (int step = 1; step <= 60 && newest(snapshots).getOrDefault(store, 0L) < damagedAt + bound; step++) {
                 input.produceUpTo(kafka, RECORDS / 2 + 200 + step * 20);
                 Thread.sleep(500);

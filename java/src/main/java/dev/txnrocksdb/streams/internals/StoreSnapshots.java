@@ -279,7 +279,7 @@ public final class StoreSnapshots implements AutoCloseable {
 
     /**
      * After a commit of the store, on the committing thread: once the interval has passed since the
-     * last snapshot and none is being sent, takes a checkpoint and hands it to the sending thread.
+     * last snapshot and none is being sent, takes a checkpoint and hands it to the process's senders.
      */
     void afterCommit(NativeStore store) {
         long now = System.nanoTime();
