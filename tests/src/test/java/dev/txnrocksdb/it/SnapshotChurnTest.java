@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
  * instance owning 32 key-value stores (32 partitions) while a second instance joins and leaves
  * ({@code it.churn.cycles}, default 20, every other one by {@code kill -9}), once with snapshots off
  * and once on (a {@code file://} location, a snapshot every 300 ms). With snapshots on, the first
- * instance's threads stay within 10 of snapshots off and flat across the cycles, and its resident
+ * instance's threads stay within 10 of snapshots off and flat across the cycles, and its peak resident
  * memory within 10% ({@code /proc/<pid>/status}, sampled after each cycle once it runs its tasks).
  */
 class SnapshotChurnTest {
@@ -45,6 +45,11 @@ class SnapshotChurnTest {
         long medianRss() {
             return rssKiB.stream().sorted().toList().get(rssKiB.size() / 2);
         }
+
+        /** The peak: the JVM grows its heap at its own moment, so medians of two runs compare that, not us. */
+        long maxRss() {
+            return rssKiB.stream().mapToLong(Long::longValue).max().orElse(0);
+        }
     }
 
     @Test
@@ -61,7 +66,7 @@ class SnapshotChurnTest {
         long firstHalf = on.threads().subList(0, half).stream().mapToLong(Long::longValue).max().orElse(0);
         long secondHalf = on.threads().subList(half, on.threads().size()).stream().mapToLong(Long::longValue).max().orElse(0);
         assertTrue(secondHalf <= firstHalf + 3, "threads flat across the cycles: " + on.threads());
-        assertTrue(on.medianRss() <= off.medianRss() * 1.10, "RSS with snapshots " + on.rssKiB() + " KiB, without "
+        assertTrue(on.maxRss() <= off.maxRss() * 1.10, "peak RSS with snapshots " + on.rssKiB() + " KiB, without "
             + off.rssKiB());
     }
 
