@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The snapshot locations the stores of the process have open, one per URI and settings, shared:
@@ -15,8 +16,38 @@ final class SnapshotLocations {
 
     private SnapshotLocations() {}
 
-    /** What makes two locations the same. */
-    private record Key(String uri, Map<String, String> options, long uploadBytesPerSecond, long requestTimeoutMs) { }
+    /**
+     * What makes two locations the same. (A class, not a record: the Gradle build, Debian's Gradle
+     * 4.4, compiles below the language level records need.)
+     */
+    private static final class Key {
+        private final String uri;
+        private final Map<String, String> options;
+        private final long uploadBytesPerSecond;
+        private final long requestTimeoutMs;
+
+        Key(String uri, Map<String, String> options, long uploadBytesPerSecond, long requestTimeoutMs) {
+            this.uri = uri;
+            this.options = Map.copyOf(options);
+            this.uploadBytesPerSecond = uploadBytesPerSecond;
+            this.requestTimeoutMs = requestTimeoutMs;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof Key)) {
+                return false;
+            }
+            Key other = (Key) o;
+            return uri.equals(other.uri) && options.equals(other.options)
+                && uploadBytesPerSecond == other.uploadBytesPerSecond && requestTimeoutMs == other.requestTimeoutMs;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(uri, options, uploadBytesPerSecond, requestTimeoutMs);
+        }
+    }
 
     private static final class Shared {
         final NativeSnapshotLocation location;
