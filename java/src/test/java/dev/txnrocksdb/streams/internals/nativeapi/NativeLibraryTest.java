@@ -56,7 +56,7 @@ class NativeLibraryTest {
 
     @Test
     void resourcePathIsUnderNative() {
-        assertEquals("/native/linux-x86_64/libtxn_rocksdb_jni.so", NativeLibrary.resourcePath("linux-x86_64"));
+        assertEquals("/native/linux-x86_64/libtxn_rocksdb_jni.so", NativePlatform.resourcePath("linux-x86_64"));
     }
 
     @Test
@@ -68,33 +68,34 @@ class NativeLibraryTest {
     @Test
     void theBuildPackagedTheLibraryOfThisMachineAndItsVersionIsTheJars() {
         String platform = NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch"));
-        assertTrue(NativeLibrary.class.getResource(NativeLibrary.resourcePath(platform)) != null,
-            "the build must put the library under " + NativeLibrary.resourcePath(platform));
+        assertTrue(NativeLibrary.class.getResource(NativePlatform.resourcePath(platform)) != null,
+            "the build must put the library under " + NativePlatform.resourcePath(platform));
         // The jar's Maven version (pom.xml) and the crate's (Cargo.toml) are one version.
         NativeLibrary.load();
-        assertEquals(NativeLibrary.nativeVersionFor(NativeLibrary.jarVersionFromResource()), new NativeLibrary.SystemHost().nativeVersion());
+        assertEquals(LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
+            new SystemHost().nativeVersion());
     }
 
     @Test
     void snapshotVersionsNeedTheirRelease() {
-        assertEquals("0.1.0", NativeLibrary.nativeVersionFor("0.1.0-SNAPSHOT"));
-        assertEquals("0.2.0", NativeLibrary.nativeVersionFor("0.2.0"));
+        assertEquals("0.1.0", LibraryVersion.nativeVersionFor("0.1.0-SNAPSHOT"));
+        assertEquals("0.2.0", LibraryVersion.nativeVersionFor("0.2.0"));
     }
 
     @Test
     void muslIsRecognizedFromTheMemoryMap() {
-        assertTrue(NativeLibrary.mapsShowMusl(List.of(
+        assertTrue(NativePlatform.mapsShowMusl(List.of(
             "7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /lib/ld-musl-x86_64.so.1")));
-        assertFalse(NativeLibrary.mapsShowMusl(List.of(
+        assertFalse(NativePlatform.mapsShowMusl(List.of(
             "7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6")));
-        assertFalse(new NativeLibrary.SystemHost().musl(), "this test machine runs glibc");
+        assertFalse(new SystemHost().musl(), "this test machine runs glibc");
     }
 
     @Test
     void muslIsRefusedNamingTheLibc() {
         FakeHost host = new FakeHost();
         host.musl = true;
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb does not support musl libc (e.g. Alpine Linux)"), e.getMessage());
         assertTrue(e.getMessage().contains("/native/linux-x86_64/libtxn_rocksdb_jni.so is built for glibc"), e.getMessage());
         assertTrue(e.getMessage().contains(NativeLibrary.DIR_PROPERTY) && e.getMessage().contains(NativeLibrary.DIR_ENV), e.getMessage());
@@ -105,7 +106,7 @@ class NativeLibraryTest {
     void aMissingResourceNamesThePlatformTheResourceAndTheOverride() {
         FakeHost host = new FakeHost();
         host.osArch = "aarch64";
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb has no native library for platform linux-aarch64: the jar has no resource "
             + "/native/linux-aarch64/libtxn_rocksdb_jni.so"), e.getMessage());
         assertTrue(e.getMessage().contains("no override directory is set (system property txn.rocksdb.native.dir or environment "
@@ -119,7 +120,7 @@ class NativeLibraryTest {
     void anUnsupportedArchitectureIsNamed() {
         FakeHost host = new FakeHost();
         host.osArch = "s390x";
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb has no native library for os.name='Linux', os.arch='s390x' "
             + "(unsupported architecture 's390x')"), e.getMessage());
         assertTrue(e.getMessage().endsWith("txn-rocksdb's release jar carries libraries for linux-x86_64, linux-aarch64, "
@@ -132,7 +133,7 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.overrideDir = notADirectory;
         host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
             + "for platform linux-x86_64 to " + notADirectory), e.getMessage());
         assertTrue(e.getMessage().contains("the override directory " + notADirectory + " (system property txn.rocksdb.native.dir) holds no "
@@ -145,8 +146,8 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.onLibraryPath = true;
         host.nativeVersion = "0.0.9";
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
-        assertInstanceOf(NativeLibrary.StaleLibraryError.class, e);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
+        assertInstanceOf(LibraryVersion.StaleLibraryError.class, e);
         assertTrue(e.getMessage().startsWith("txn-rocksdb: the native library loaded from 'libtxn_rocksdb_jni.so' on java.library.path"),
             e.getMessage());
         assertTrue(e.getMessage().contains("is version 0.0.9, but this jar (txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0"),
@@ -162,7 +163,7 @@ class NativeLibraryTest {
         host.overrideSource = "environment variable " + NativeLibrary.DIR_ENV;
         host.onLibraryPath = true;
         host.nativeVersion = null; // a library from before the version check: no nativeVersion function
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertEquals("txn-rocksdb: the native library loaded from " + own + " (the override directory, environment variable "
             + "TXN_ROCKSDB_NATIVE_DIR) is version older than 0.1.0 (it has no nativeVersion function), but this jar "
             + "(txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0. Remove the stale library, or replace it with a build of "
@@ -177,7 +178,7 @@ class NativeLibraryTest {
         host.overrideDir = tmp;
         host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
         host.musl = true; // a hand-made library is the way to run on a platform the jar has no build for
-        assertTrue(new NativeLibrary.Loader(host).load().startsWith(own.toString()));
+        assertTrue(new LibraryLoader(host).load().startsWith(own.toString()));
         assertEquals(List.of(own), host.loadedFiles);
     }
 
@@ -185,7 +186,7 @@ class NativeLibraryTest {
     void theJarsLibraryIsExtractedOnceUnderAVersionedNameAndReused() throws IOException {
         FakeHost first = new FakeHost();
         first.defaultExtractDir = tmp.resolve("extract");
-        new NativeLibrary.Loader(first).load();
+        new LibraryLoader(first).load();
         Path extracted = first.loadedFiles.get(0);
         assertEquals(first.defaultExtractDir, extracted.getParent());
         assertTrue(extracted.getFileName().toString().matches("libtxn_rocksdb_jni-0\\.1\\.0-SNAPSHOT-[0-9a-f]{16}\\.so"), extracted.toString());
@@ -194,7 +195,7 @@ class NativeLibraryTest {
 
         FakeHost second = new FakeHost();
         second.defaultExtractDir = first.defaultExtractDir;
-        new NativeLibrary.Loader(second).load();
+        new LibraryLoader(second).load();
         assertEquals(List.of(extracted), second.loadedFiles, "a second JVM loads the same file");
         assertEquals(modified, Files.getLastModifiedTime(extracted).toMillis(), "and does not rewrite it");
         assertEquals(List.of(extracted), list(first.defaultExtractDir), "no temporary copies are left");
@@ -202,7 +203,7 @@ class NativeLibraryTest {
         FakeHost rebuilt = new FakeHost();
         rebuilt.defaultExtractDir = first.defaultExtractDir;
         rebuilt.library = "another build of the same version";
-        new NativeLibrary.Loader(rebuilt).load();
+        new LibraryLoader(rebuilt).load();
         assertFalse(rebuilt.loadedFiles.get(0).equals(extracted), "another build has another name");
     }
 
@@ -211,7 +212,7 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.defaultExtractDir = tmp.resolve("extract");
         host.libraryProperties = "platform=linux-x86_64\nsha256=" + sha256Hex(FakeHost.LIBRARY) + "\n";
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertEquals(FakeHost.LIBRARY, Files.readString(host.loadedFiles.get(0)));
     }
 
@@ -220,7 +221,7 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.defaultExtractDir = tmp.resolve("extract");
         host.libraryProperties = "sha256=" + sha256Hex("another library") + "\n";
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb: the jar's native library /native/linux-x86_64/libtxn_rocksdb_jni.so does not "
             + "match the SHA-256 that /native/linux-x86_64/library.properties declares (" + sha256Hex("another library")
             + "; the library's is " + sha256Hex(FakeHost.LIBRARY) + ")"), e.getMessage());
@@ -232,18 +233,19 @@ class NativeLibraryTest {
     void theBuildDescribesTheLibraryItPackaged() throws Exception {
         String platform = NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch"));
         java.util.Properties properties = new java.util.Properties();
-        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.libraryPropertiesPath(platform))) {
-            assertTrue(in != null, "the build must write " + NativeLibrary.libraryPropertiesPath(platform));
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativePlatform.libraryPropertiesPath(platform))) {
+            assertTrue(in != null, "the build must write " + NativePlatform.libraryPropertiesPath(platform));
             properties.load(in);
         }
         byte[] library;
-        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativeLibrary.resourcePath(platform))) {
+        try (InputStream in = NativeLibrary.class.getResourceAsStream(NativePlatform.resourcePath(platform))) {
             library = in.readAllBytes();
         }
         assertEquals(platform, properties.getProperty("platform"));
         assertEquals(sha256Hex(library), properties.getProperty("sha256"));
         assertEquals(Integer.toString(library.length), properties.getProperty("bytes"));
-        assertEquals(NativeLibrary.nativeVersionFor(NativeLibrary.jarVersionFromResource()), properties.getProperty("version"));
+        assertEquals(LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
+            properties.getProperty("version"));
     }
 
     private static String sha256Hex(String s) throws Exception {
@@ -269,7 +271,7 @@ class NativeLibraryTest {
                     FakeHost host = new FakeHost();
                     host.overrideDir = dir;
                     host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
-                    new NativeLibrary.Loader(host).load();
+                    new LibraryLoader(host).load();
                     return host.loadedFiles.get(0);
                 });
             }
@@ -329,7 +331,7 @@ class NativeLibraryTest {
         Path shared = directory(tmp.resolve("txn-rocksdb-user"), mode);
         Path planted = plant(versionedName(shared));
         FakeHost host = hostExtractingTo(shared);
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertLoadedPrivately(host, shared);
         assertArrayEquals(new byte[FakeHost.LIBRARY.length()], Files.readAllBytes(planted), "someone else's directory is left alone");
         assertEquals(1, host.warnings.size(), host.warnings.toString());
@@ -345,7 +347,7 @@ class NativeLibraryTest {
         FakeHost host = hostExtractingTo(shared);
         // The directory is this test's user's; the JVM loading the library runs as another user.
         host.currentUser = FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertLoadedPrivately(host, shared);
         assertTrue(host.warnings.get(0).contains(": it is owned by " + thisUser().getName() + ", not by nobody, the user this JVM runs as"),
             host.warnings.get(0));
@@ -357,7 +359,7 @@ class NativeLibraryTest {
         plant(versionedName(elsewhere));
         Path link = Files.createSymbolicLink(tmp.resolve("txn-rocksdb-user"), elsewhere);
         FakeHost host = hostExtractingTo(link);
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertLoadedPrivately(host, elsewhere);
         assertTrue(host.warnings.get(0).contains(": it is a symbolic link (to " + elsewhere + "), which is not followed"),
             host.warnings.get(0));
@@ -367,13 +369,13 @@ class NativeLibraryTest {
     void aDefaultDirectoryOfThisUserWithNoOtherWritersIsUsedAndCreatedPrivate() throws Exception {
         Path dir = tmp.resolve("txn-rocksdb-user");
         FakeHost host = hostExtractingTo(dir);
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertEquals(List.of(versionedName(dir)), host.loadedFiles);
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)));
         assertEquals(List.of(), host.warnings);
         // r-x and rwxr-xr-x directories of this user are fine too: nobody else can add a file.
         FakeHost again = hostExtractingTo(directory(dir, "rwxr-xr-x"));
-        new NativeLibrary.Loader(again).load();
+        new LibraryLoader(again).load();
         assertEquals(List.of(versionedName(dir)), again.loadedFiles);
         assertEquals(List.of(), again.warnings);
     }
@@ -383,7 +385,7 @@ class NativeLibraryTest {
         Path dir = directory(tmp.resolve("txn-rocksdb-user"), "rwx------");
         FakeHost host = hostExtractingTo(dir);
         host.currentUser = null;
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertLoadedPrivately(host, dir);
         assertTrue(host.warnings.get(0).contains("the user this JVM runs as cannot be looked up"), host.warnings.get(0));
     }
@@ -414,11 +416,11 @@ class NativeLibraryTest {
         }
         FakeHost host = hostExtractingTo(dir);
         if (what.equals("directory")) {
-            UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+            UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
             assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library"), e.getMessage());
             assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
         } else {
-            new NativeLibrary.Loader(host).load();
+            new LibraryLoader(host).load();
             assertEquals(List.of(target), host.loadedFiles, "the genuine library, under its own name");
             assertFalse(Files.isSymbolicLink(target), "the link itself was replaced");
             assertEquals(FakeHost.LIBRARY, Files.readString(target));
@@ -439,7 +441,7 @@ class NativeLibraryTest {
         FakeHost host = hostExtractingTo(tmp.resolve("unused-default"));
         host.overrideDir = override;
         host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
-        new NativeLibrary.Loader(host).load();
+        new LibraryLoader(host).load();
         assertEquals(List.of(planted), host.loadedFiles, "the configured directory, as configured");
         assertEquals(FakeHost.LIBRARY, Files.readString(planted), "but the planted file was replaced before loading");
         assertFalse(Files.exists(tmp.resolve("unused-default")));
@@ -449,7 +451,7 @@ class NativeLibraryTest {
     void aReadOnlyExtractionDirectoryNamesTheSettingThatMovesIt() throws Exception {
         Path notWritable = Files.writeString(tmp.resolve("tmp-is-a-file"), "x").resolve("txn-rocksdb-user");
         FakeHost host = hostExtractingTo(notWritable);
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
             + "for platform linux-x86_64 to " + notWritable), e.getMessage());
         assertTrue(e.getMessage().contains("If that directory is read-only (as /tmp can be in containers), point system property "
@@ -461,7 +463,7 @@ class NativeLibraryTest {
     void aLibraryTheJvmCannotMapNamesNoexecAndTheSetting() throws Exception {
         FakeHost host = hostExtractingTo(tmp.resolve("txn-rocksdb-user"));
         host.loadFailure = new UnsatisfiedLinkError("/tmp/x.so: failed to map segment from shared object");
-        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new NativeLibrary.Loader(host).load());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertEquals("txn-rocksdb extracted its native library /native/linux-x86_64/libtxn_rocksdb_jni.so to "
             + versionedName(tmp.resolve("txn-rocksdb-user")) + " (verified against its SHA-256), but the JVM cannot load it from there: "
             + "/tmp/x.so: failed to map segment from shared object. If " + tmp.resolve("txn-rocksdb-user") + " is on a file system "
@@ -497,7 +499,7 @@ class NativeLibraryTest {
     }
 
     private static UserPrincipal thisUser() {
-        UserPrincipal me = new NativeLibrary.SystemHost().currentUser();
+        UserPrincipal me = new SystemHost().currentUser();
         assertTrue(me != null, "the test's user can be looked up");
         return me;
     }
@@ -509,7 +511,7 @@ class NativeLibraryTest {
     }
 
     /** A linux-x86_64 glibc machine whose jar (0.1.0-SNAPSHOT) holds a small fake library; nothing on java.library.path. */
-    private static final class FakeHost implements NativeLibrary.Host {
+    private static final class FakeHost implements LoaderHost {
         static final String LIBRARY = "not really a shared library";
         String osName = "Linux";
         String osArch = "amd64";
