@@ -103,7 +103,7 @@ impl Db {
     ) -> Result<Db> {
         #[cfg(feature = "test-logging")]
         let _ = env_logger::builder().is_test(true).try_init();
-        std::fs::create_dir_all(path).map_err(|e| Error::storage(path, e))?;
+        std::fs::create_dir_all(path).map_err(|e| Error::storage(path, "", e))?;
         let rocks = corruption::open(&Opening { path, statistics, tuning }, corruption)?;
         Ok(Db {
             rocks,
@@ -159,9 +159,14 @@ impl Db {
         self.rocks.ingest_external_file_cf_opts(self.data(), &options, files).map_err(|e| self.rocks_err(e))
     }
 
-    /// A storage error naming this store's directory.
-    pub(crate) fn err(&self, e: impl std::fmt::Display) -> Error {
-        Error::storage(&self.path, e)
+    /// A storage error the engine found in this store (no error underneath).
+    pub(crate) fn err(&self, message: impl Into<String>) -> Error {
+        Error::storage_found(&self.path, message)
+    }
+
+    /// A storage error in this store caused by `source` while doing `context`.
+    pub(crate) fn err_from(&self, context: &str, source: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::storage(&self.path, context, source)
     }
 
     /// The error of a failed RocksDB call: [`Error::Damaged`] when RocksDB found damaged data (the
@@ -229,7 +234,7 @@ impl Db {
         let checkpoint = rust_rocksdb::checkpoint::Checkpoint::new(&self.rocks).map_err(|e| self.rocks_err(e))?;
         checkpoint
             .create_checkpoint_with_log_size(dir, CHECKPOINT_FLUSH_WAL_BYTES)
-            .map_err(|e| self.err(format!("creating a checkpoint in {}: {e}", dir.display())))
+            .map_err(|e| self.err_from(&format!("creating a checkpoint in {}", dir.display()), e))
     }
 
     /// Applies `writes` straight to committed data in one RocksDB write (logged in the WAL).

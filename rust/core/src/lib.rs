@@ -46,7 +46,7 @@ pub mod window;
 
 pub use any_store::AnyStore;
 pub use db::Write;
-pub use error::{Error, Result};
+pub use error::{Cause, Error, ErrorKind, Report, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
 pub use corruption::CorruptionPolicy;

@@ -66,7 +66,7 @@ pub(crate) fn offset_entries(rocks: &DB) -> std::result::Result<BTreeMap<Vec<u8>
 /// The changelog offsets that `entries` ([`offset_entries`]) hold; one that does not decode is a
 /// storage error of the store in `path`.
 pub(crate) fn decode_offsets(entries: &BTreeMap<Vec<u8>, Vec<u8>>, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
-    entries.iter().map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, why))).collect()
+    entries.iter().map(|(key, value)| decode_offset(key, value).map_err(|why| Error::storage(path, "", why))).collect()
 }
 
 /// The position blob in `rocks`, written by the last commit that carried one.

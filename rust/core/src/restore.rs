@@ -206,7 +206,7 @@ impl RestoreBuffer {
     /// Writes `last` (the buffer's last writes, in key order) into an SST file and ingests it.
     fn ingest(&self, db: &Db, buffered: &Buffered, last: &[Entry]) -> Result<()> {
         let dir = db.path.join(RESTORE_DIR);
-        std::fs::create_dir_all(&dir).map_err(|e| db.err(format!("creating {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(|e| db.err_from(&format!("creating {}", dir.display()), e))?;
         let path = dir.join(format!("{:06}.sst", self.files.fetch_add(1, Ordering::Relaxed)));
         let file_options = db.file_options();
         let mut file = SstFileWriter::create(&file_options);
@@ -262,14 +262,14 @@ fn prefix(key: &[u8]) -> u64 {
 pub(crate) fn remove_leftovers(db: &Arc<Db>) -> Result<()> {
     let dir = db.path.join(RESTORE_DIR);
     match std::fs::remove_dir_all(&dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err(format!("deleting {}: {e}", dir.display()))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", dir.display()), e)),
         _ => Ok(()),
     }
 }
 
 fn remove_file(db: &Db, path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err(format!("deleting {}: {e}", path.display()))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", path.display()), e)),
         _ => Ok(()),
     }
 }

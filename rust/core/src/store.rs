@@ -141,7 +141,7 @@ impl Drop for Shared {
     fn drop(&mut self) {
         // What a restore buffered reaches RocksDB at close, as restored records always did.
         if let Err(e) = self.restore.settle(&self.db) {
-            log::warn!("store {}: writing the restored records at close failed: {e}", self.db.path.display());
+            log::warn!("store {}: writing the restored records at close failed: {}", self.db.path.display(), e.report());
         }
     }
 }

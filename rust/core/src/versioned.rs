@@ -166,7 +166,7 @@ impl Rows for RestoreBuffer<'_> {
 }
 
 fn malformed(e: Malformed) -> Error {
-    Error::Storage { path: String::new(), message: format!("versioned store row: {e}") }
+    Error::storage(std::path::Path::new(""), "versioned store row", e)
 }
 
 fn decode_row(bytes: &[u8]) -> Result<SegmentRow> {

@@ -6,7 +6,7 @@ use jni::strings::JNIString;
 use jni::{jni_str, Env, EnvUnowned};
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use txn_rocksdb::Error as CoreError;
+use txn_rocksdb::{Error as CoreError, ErrorKind};
 
 const STORAGE_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/apache/kafka/streams/errors/ProcessorStateException");
 const CLOSED_EXCEPTION: &jni::strings::JNIStr = jni_str!("org/apache/kafka/streams/errors/InvalidStateStoreException");
@@ -65,25 +65,29 @@ impl<T: Default> ErrorPolicy<T, NativeError> for ThrowJava {
             return Ok(T::default()); // a Java exception is already on its way
         }
         match err {
-            NativeError::Core(e @ (CoreError::Storage { .. } | CoreError::Snapshot { .. })) => {
-                throw(env, STORAGE_EXCEPTION, e.to_string())?
+            NativeError::Core(e) => {
+                let message = e.report().to_string();
+                match e.kind() {
+                    ErrorKind::InvalidArgument => throw(env, ARGUMENT_EXCEPTION, message)?,
+                    ErrorKind::Closed => throw(env, CLOSED_EXCEPTION, message)?,
+                    ErrorKind::CorruptedWal => throw(
+                        env,
+                        STORAGE_EXCEPTION,
+                        format!("{message}. To open it there, set txn.rocksdb.wal.corruption=recover; or restore the directory from a backup"),
+                    )?,
+                    ErrorKind::Damaged => throw(
+                        env,
+                        STORAGE_EXCEPTION,
+                        format!(
+                            "{message}. txn.rocksdb.wal.corruption=recover-if-changelogged (the default) or recover rebuilds a \
+                             store with a changelog from it; without one, restore the directory from a backup, or delete it to \
+                             start the store empty"
+                        ),
+                    )?,
+                    // Storage, Snapshot, and any kind added later: Kafka's exception for a failed store.
+                    _ => throw(env, STORAGE_EXCEPTION, message)?,
+                }
             }
-            NativeError::Core(e @ CoreError::CorruptedWal { .. }) => throw(
-                env,
-                STORAGE_EXCEPTION,
-                format!("{e}. To open it there, set txn.rocksdb.wal.corruption=recover; or restore the directory from a backup"),
-            )?,
-            NativeError::Core(e @ CoreError::Damaged { .. }) => throw(
-                env,
-                STORAGE_EXCEPTION,
-                format!(
-                    "{e}. txn.rocksdb.wal.corruption=recover-if-changelogged (the default) or recover rebuilds a store \
-                     with a changelog from it; without one, restore the directory from a backup, or delete it to start \
-                     the store empty"
-                ),
-            )?,
-            NativeError::Core(e @ CoreError::InvalidArgument(_)) => throw(env, ARGUMENT_EXCEPTION, e.to_string())?,
-            NativeError::Core(e @ CoreError::Closed(_)) => throw(env, CLOSED_EXCEPTION, e.to_string())?,
             NativeError::Jni(e) => throw(env, STORAGE_EXCEPTION, format!("JNI failure in txn-rocksdb: {e}"))?,
         }
         Ok(T::default())

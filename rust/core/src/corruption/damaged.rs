@@ -8,7 +8,7 @@ use std::path::Path;
 /// The error of a failed RocksDB call on the store in `path` (see `Db::rocks_err`).
 pub(crate) fn rocks_error(path: &Path, e: rust_rocksdb::Error) -> Error {
     if !is_corruption(&e) {
-        return Error::storage(path, e);
+        return Error::storage(path, "", e);
     }
     let message = format!("RocksDB found damaged data: {e}");
     mark_damaged(path, &message);
@@ -23,7 +23,7 @@ pub(crate) fn is_corruption(e: &rust_rocksdb::Error) -> bool {
 
 /// Deletes everything in a damaged store's directory; returns the names it deleted, for the log.
 pub(crate) fn wipe(path: &Path) -> Result<String> {
-    let err = |e: std::io::Error| Error::storage(path, format!("deleting the damaged store's files: {e}"));
+    let err = |e: std::io::Error| Error::storage(path, "deleting the damaged store's files", e);
     let mut names = Vec::new();
     for entry in std::fs::read_dir(path).map_err(err)? {
         let entry = entry.map_err(err)?;
@@ -77,6 +77,6 @@ pub(crate) fn check_not_marked(path: &Path) -> Result<()> {
             ),
         }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(Error::storage(path, format!("reading {}: {e}", file.display()))),
+        Err(e) => Err(Error::storage(path, &format!("reading {}", file.display()), e)),
     }
 }

@@ -30,7 +30,7 @@ pub(crate) fn open(opening: &Opening<'_>, policy: CorruptionPolicy) -> Result<DB
         Some(hole) => wal::open_after_corruption(opening, hole, policy)?,
         None => match opening.open(DBRecoveryMode::TolerateCorruptedTailRecords) {
             Err(e) if damaged::is_corruption(&e) => wal::open_after_corruption(opening, e.to_string(), policy)?,
-            opened => opened.map_err(|e| Error::storage(path, e))?,
+            opened => opened.map_err(|e| Error::storage(path, "", e))?,
         },
     })
 }

@@ -41,7 +41,7 @@ pub(super) fn open_after_corruption(opening: &Opening<'_>, corruption: String, p
     }
     let rocks = opening
         .open(DBRecoveryMode::PointInTime)
-        .map_err(|e| if is_corruption(&e) { damaged(e.to_string()) } else { Error::storage(path, e) })?;
+        .map_err(|e| if is_corruption(&e) { damaged(e.to_string()) } else { Error::storage(path, "", e) })?;
     log::warn!(
         "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
          last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
@@ -96,7 +96,7 @@ pub(super) fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
             WalScan::Intact => continue,
             WalScan::TornTail { at } if newest => {
                 log::info!("store {}: WAL file {name} ends in a record cut short at byte {at}; cut there", path.display());
-                write_synced(file, &bytes[..at]).map_err(|e| Error::storage(path, e))?;
+                write_synced(file, &bytes[..at]).map_err(|e| Error::storage(path, "", e))?;
                 continue;
             }
             WalScan::TornTail { at } => (at, format!("it ends in a record cut short at byte {at}, before newer WAL files")),
@@ -120,11 +120,11 @@ pub(super) fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
 /// at the last commit before the damage.
 pub(super) fn set_aside_damaged_wal(opening: &Opening<'_>, damage: WalDamage, policy: CorruptionPolicy) -> Result<()> {
     let path = opening.path;
-    let io = |e: std::io::Error| Error::storage(path, e);
+    let io = |e: std::io::Error| Error::storage(path, "", e);
     let damaged = &damage.files[0];
     let bytes = std::fs::read(damaged).map_err(io)?;
     let kept = &bytes[..damage.at.min(bytes.len())];
-    let offsets = offsets_before(opening, &damage, kept).map_or_else(|e| format!("unknown ({e})"), |o| format!("{o:?}"));
+    let offsets = offsets_before(opening, &damage, kept).map_or_else(|e| format!("unknown ({})", e.report()), |o| format!("{o:?}"));
     if !policy.opens_at_last_consistent_commit() {
         return Err(Error::CorruptedWal {
             path: path.display().to_string(),
@@ -167,7 +167,7 @@ fn offsets_before(opening: &Opening<'_>, damage: &WalDamage, kept: &[u8]) -> Res
     let path = opening.path;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let view = path.with_file_name(format!(".{name}.wal-view-{}", std::process::id()));
-    let io = |e: std::io::Error| Error::storage(path, e);
+    let io = |e: std::io::Error| Error::storage(path, "", e);
     let _ = std::fs::remove_dir_all(&view);
     std::fs::create_dir_all(&view).map_err(io)?;
     let result = (|| {
@@ -184,7 +184,7 @@ fn offsets_before(opening: &Opening<'_>, damage: &WalDamage, kept: &[u8]) -> Res
         }
         write_synced(&view.join(damage.files[0].file_name().unwrap_or_default()), kept).map_err(io)?;
         let inside = Opening { path: &view, statistics: false, tuning: opening.tuning };
-        let rocks = inside.open_read_only(DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, e))?;
+        let rocks = inside.open_read_only(DBRecoveryMode::PointInTime).map_err(|e| Error::storage(path, "", e))?;
         consistent_offsets(&rocks, path)
     })();
     let _ = std::fs::remove_dir_all(&view);

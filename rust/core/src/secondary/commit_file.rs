@@ -23,7 +23,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<CommitRecord>> {
     let bytes = match fs::read(path(dir)) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::storage(dir, format!("reading the commit file: {e}"))),
+        Err(e) => return Err(Error::storage(dir, "reading the commit file", e)),
     };
     CommitRecord::decode(&bytes).map(Some).map_err(|why| Error::Damaged {
         path: dir.display().to_string(),
@@ -34,7 +34,7 @@ pub(crate) fn read(dir: &Path) -> Result<Option<CommitRecord>> {
 /// Removes the commit file if there is one, durably: a file that came back after a power loss
 /// would roll its (complete) commit forward again over later ones.
 pub(crate) fn remove(dir: &Path) -> Result<()> {
-    let err = |e: std::io::Error| Error::storage(dir, format!("deleting the commit file: {e}"));
+    let err = |e: std::io::Error| Error::storage(dir, "deleting the commit file", e);
     match fs::remove_file(path(dir)) {
         Ok(()) => crate::durable::sync_dir(dir).map_err(err),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),

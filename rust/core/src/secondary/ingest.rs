@@ -58,7 +58,7 @@ const INGEST_DIR: &str = "ingest";
 pub(crate) fn ingest(db: &Arc<Db>, record: &CommitRecord, before_decision: impl FnOnce()) -> Result<u64> {
     let dir = db.path.join(INGEST_DIR);
     remove_dir(db, &dir)?;
-    std::fs::create_dir_all(&dir).map_err(|e| db.err(format!("creating {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| db.err_from(&format!("creating {}", dir.display()), e))?;
     let (files, bytes) = write_files(db, record.generation, &dir)?;
     fault::point("commit:after-files")?;
 
@@ -121,7 +121,7 @@ pub(crate) fn remove_leftovers(db: &Db) -> Result<()> {
 
 fn remove_dir(db: &Db, dir: &Path) -> Result<()> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err(format!("deleting {}: {e}", dir.display()))),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", dir.display()), e)),
         _ => Ok(()),
     }
 }

@@ -215,8 +215,18 @@ impl Location {
 
     /// An error about `path` (the object store's answer, or a local file it was read from or
     /// written to).
-    pub(crate) fn err(&self, path: &ObjectPath, e: impl std::fmt::Display) -> Error {
-        Error::Snapshot { location: self.uri.clone(), message: format!("object {path}: {e}") }
+    pub(crate) fn err(&self, path: &ObjectPath, source: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::snapshot(&self.uri, format!("object {path}"), source)
+    }
+
+    /// An error about `path` that the engine found itself.
+    pub(crate) fn err_found(&self, path: &ObjectPath, message: &str) -> Error {
+        Error::snapshot_found(&self.uri, format!("object {path}: {message}"))
+    }
+
+    /// An error about `path` caused by `source` while doing `context` with a local file.
+    fn local_err(&self, path: &ObjectPath, context: String, source: std::io::Error) -> Error {
+        Error::snapshot(&self.uri, format!("object {path}: {context}"), source)
     }
 
     /// The object store's error about `path`, noting when it says the location did not answer.
@@ -238,14 +248,14 @@ impl Location {
         let backoff = self.settings.unanswered_backoff;
         match since.map(|at| at.elapsed()).filter(|ago| *ago < backoff) {
             None => Ok(()),
-            Some(ago) => Err(Error::Snapshot {
-                location: self.uri.clone(),
-                message: format!(
+            Some(ago) => Err(Error::snapshot_found(
+                &self.uri,
+                format!(
                     "it did not answer {:.1} s ago; not asked again for another {:.1} s",
                     ago.as_secs_f64(),
                     (backoff - ago).as_secs_f64()
                 ),
-            }),
+            )),
         }
     }
 
@@ -276,7 +286,7 @@ impl Location {
                         format!("it did not answer: waited {:.1} s in all with no byte arriving", waited.as_secs_f64())
                     }
                 };
-                Err(Error::Snapshot { location: self.uri.clone(), message })
+                Err(Error::snapshot_found(&self.uri, message))
             }
         }
     }
@@ -350,7 +360,7 @@ impl Location {
 
     async fn get_file(&self, objects: &[ObjectPath], file: &Path, stop: Stop<'_>) -> Result<Option<Fetched>> {
         use std::io::Write;
-        let local = |object: &ObjectPath, e: std::io::Error| self.err(object, format!("writing {}: {e}", file.display()));
+        let local = |object: &ObjectPath, e: std::io::Error| self.local_err(object, format!("writing {}", file.display()), e);
         let mut out = None;
         let mut fetched = Fetched { parts: Vec::with_capacity(objects.len()), crc32c: 0 };
         for object in objects {
@@ -397,7 +407,7 @@ impl Location {
         use std::io::Seek;
         /// Parts in flight at once.
         const PARTS_AT_ONCE: usize = 2;
-        let reading = |e: std::io::Error| self.err(path, format!("reading {}: {e}", file.display()));
+        let reading = |e: std::io::Error| self.local_err(path, format!("reading {}", file.display()), e);
         let mut input = std::fs::File::open(file).map_err(reading)?;
         input.seek(std::io::SeekFrom::Start(range.start)).map_err(reading)?;
         let mut input = input.take(range.end - range.start);
@@ -421,7 +431,7 @@ impl Location {
                 let read = match input.read(&mut buffer) {
                     Ok(0) => break,
                     Ok(read) => read,
-                    Err(e) => return Err(self.err(path, format!("reading {}: {e}", file.display()))),
+                    Err(e) => return Err(self.local_err(path, format!("reading {}", file.display()), e)),
                 };
                 part.extend_from_slice(&buffer[..read]);
                 sent += read as u64;
@@ -444,7 +454,7 @@ impl Location {
             }
             if sent != range.end - range.start {
                 let short = format!("{} has {sent} of the bytes {range:?}", file.display());
-                return Err(self.err(path, format!("reading {short}")));
+                return Err(self.err_found(path, &format!("reading {short}")));
             }
             upload.complete().await.map_err(|e| self.failed(path, e))?;
             Ok(())
@@ -495,7 +505,7 @@ impl Location {
 
 /// The error of a call stopped by its cancel flag.
 pub(crate) fn cancelled(location: &Location) -> Error {
-    Error::Snapshot { location: location.uri().to_string(), message: "snapshot cancelled: the store is closing".into() }
+    Error::snapshot_found(location.uri(), "snapshot cancelled: the store is closing")
 }
 
 #[cfg(test)]
@@ -528,7 +538,7 @@ mod tests {
         let taken = location.path("store", "files/taken").unwrap();
         let directory = root.path().join("snapshots/store/files/taken");
         std::fs::create_dir_all(directory.join("inside")).unwrap();
-        let e = location.put_file(&taken, &file, all, Stop::default()).unwrap_err().to_string();
+        let e = location.put_file(&taken, &file, all, Stop::default()).unwrap_err().report().to_string();
         assert!(!e.contains("Upload aborted"), "{e}");
         assert!(e.contains("store/files/taken") && e.contains("rename"), "names the object and the cause: {e}");
         assert!(directory.join("inside").is_dir(), "the directory in the way is left alone");

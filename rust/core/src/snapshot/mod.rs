@@ -103,6 +103,6 @@ struct FileChecksum {
 }
 
 /// A storage error about a local path.
-fn local_err(path: &Path, what: &str, e: impl std::fmt::Display) -> Error {
-    Error::storage(path, format!("snapshot: {what}: {e}"))
+fn local_err(path: &Path, what: &str, source: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::storage(path, &format!("snapshot: {what}"), source)
 }

@@ -203,7 +203,7 @@ enum Unusable {
 /// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
 /// location that is down falls back to the changelog.
 fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path, stop: Stop<'_>) -> std::result::Result<(), Unusable> {
-    let failed = |e: Error| Unusable::Snapshot(e.to_string());
+    let failed = |e: Error| Unusable::Snapshot(e.report().to_string());
     std::fs::create_dir_all(staging).map_err(|e| Unusable::Snapshot(format!("creating {}: {e}", staging.display())))?;
     let mut objects = Vec::with_capacity(manifest.files.len());
     for file in &manifest.files {
@@ -242,7 +242,7 @@ fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Pat
 fn forget_damaged(location: &Location, object: &object_store::path::Path) {
     match location.delete(object, Stop::default()) {
         Ok(()) => log::warn!("snapshot: deleted the damaged object {object} at {}; the next snapshot sends it again", location.uri()),
-        Err(e) => log::warn!("snapshot: the damaged object {object} could not be deleted ({e})"),
+        Err(e) => log::warn!("snapshot: the damaged object {object} could not be deleted ({})", e.report()),
     }
 }
 

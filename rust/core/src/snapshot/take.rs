@@ -177,7 +177,7 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
     let file_count = manifest.files.len();
     let manifest_path = location.path(store_id, &format!("{SNAPSHOTS}/{}", manifest_name(seq)))?;
     if !location.put_new(&manifest_path, manifest.encode(), stop)? {
-        return Err(location.err(
+        return Err(location.err_found(
             &manifest_path,
             "another snapshot of this store wrote this manifest meanwhile: take one snapshot of a store at a time",
         ));
@@ -226,7 +226,7 @@ fn describe(name: &str, path: &Path, before: &Sent, now: &mut Sent) -> Result<Sn
     let size = std::fs::metadata(path).map_err(reading)?.len();
     let checksum = |prefix: u64| match file_checksum(path, prefix).map_err(reading)? {
         sum if sum.size == size => Ok(sum),
-        sum => Err(local_err(path, "reading a checkpoint file", format!("{} bytes read, {size} expected", sum.size))),
+        sum => Err(Error::storage_found(path, format!("snapshot: reading a checkpoint file: {} bytes read, {size} expected", sum.size))),
     };
     if is_immutable(name) {
         let crc32c = match before.immutable.get(&(name.to_string(), size)) {
@@ -340,7 +340,7 @@ fn file_names(dir: &Path) -> Result<Vec<String>> {
     for entry in std::fs::read_dir(dir).map_err(|e| local_err(dir, "listing the checkpoint", e))? {
         let entry = entry.map_err(|e| local_err(dir, "listing the checkpoint", e))?;
         let is_file = entry.file_type().map_err(|e| local_err(dir, "listing the checkpoint", e))?.is_file();
-        let name = entry.file_name().into_string().map_err(|name| local_err(dir, "a checkpoint file name", format!("{name:?} is not UTF-8")))?;
+        let name = entry.file_name().into_string().map_err(|name| Error::storage_found(dir, format!("snapshot: a checkpoint file name: {name:?} is not UTF-8")))?;
         if is_file && !name.starts_with("LOG") {
             names.push(name);
         }

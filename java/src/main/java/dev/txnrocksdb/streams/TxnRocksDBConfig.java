@@ -355,9 +355,6 @@ public final class TxnRocksDBConfig {
 
     /** Checks a value of {@link #ROCKSDB_OPTIONS_CONFIG} (or its per-store form) with RocksDB's parser. */
     private static final class RocksDBOptionsValidator implements ConfigDef.Validator {
-        /** How the native library starts the message of an invalid argument. */
-        private static final String NATIVE_PREFIX = "invalid argument: ";
-
         @Override
         public void ensureValid(String name, Object value) {
             if (value == null) {
@@ -366,9 +363,7 @@ public final class TxnRocksDBConfig {
             try {
                 NativeTuning.check(value.toString());
             } catch (IllegalArgumentException e) {
-                String message = String.valueOf(e.getMessage());
-                throw new ConfigException(name, value, message.startsWith(NATIVE_PREFIX)
-                    ? message.substring(NATIVE_PREFIX.length()) : message);
+                throw new ConfigException(name, value, e.getMessage());
             }
         }
 
