@@ -95,7 +95,11 @@ fn data() -> &'static Data {
             dirty_keys: list("DIRTY_KEYS", "1000,10000,100000").iter().map(|s| parse(s)).collect(),
             strategies: list("STRATEGIES", "indexed-batch,secondary-store")
                 .iter()
-                .map(|s| Strategy::parse(s).unwrap_or_else(|e| panic!("TXN_ROCKSDB_BENCH_STRATEGIES: {e}")))
+                .map(|s| {
+                    Strategy::parse(s).unwrap_or_else(|| {
+                        panic!("TXN_ROCKSDB_BENCH_STRATEGIES: unknown strategy '{s}' (indexed-batch or secondary-store)")
+                    })
+                })
                 .collect(),
             operations: list("OPERATIONS", "put,get,getMiss,range,prefixScan,fullScan,restore,commit"),
         }

@@ -18,6 +18,7 @@ use crate::staging::{lock, Staging};
 use crate::value_format::{self, ValueFormat};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use txn_rocksdb_format::open_options::OpenOptions;
 
 /// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
 /// the store's format.
@@ -29,38 +30,7 @@ fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
     Ok(db)
 }
 
-/// Where a transactional store keeps its uncommitted writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Strategy {
-    /// In memory, in an ordered map; commit is ONE atomic RocksDB write. Fastest
-    /// for transactions that fit in memory (Kafka commits every 100 ms under exactly-once).
-    #[default]
-    IndexedBatch,
-    /// In a temporary store on disk (KIP-844's reference design): a transaction may be larger than
-    /// memory; commit copies it into the main store in bounded batches behind a commit record.
-    SecondaryStore,
-}
-
-impl Strategy {
-    /// The configuration spelling: `indexed-batch` or `secondary-store`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::IndexedBatch => "indexed-batch",
-            Strategy::SecondaryStore => "secondary-store",
-        }
-    }
-
-    /// Parses [`Self::name`]'s spelling.
-    pub fn parse(name: &str) -> Result<Strategy> {
-        match name {
-            "indexed-batch" => Ok(Strategy::IndexedBatch),
-            "secondary-store" => Ok(Strategy::SecondaryStore),
-            other => Err(Error::InvalidArgument(format!(
-                "unknown transaction strategy '{other}': expected indexed-batch or secondary-store"
-            ))),
-        }
-    }
-}
+pub use txn_rocksdb_format::open_options::Strategy;
 
 /// How a store behaves; fixed when it opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +74,31 @@ impl Default for StoreOptions {
             tuning: crate::tuning::Tuning::default(),
             spill_bytes: DEFAULT_SPILL_BYTES,
         }
+    }
+}
+
+impl StoreOptions {
+    /// The options Java sent in the open options record (the format crate's `open_options`): the
+    /// RocksDB option strings parsed and checked ([`crate::tuning::Tuning::new`]), a negative
+    /// spill size refused naming its setting.
+    pub fn from_record(record: &OpenOptions<'_>) -> Result<StoreOptions> {
+        let spill_bytes = usize::try_from(record.spill_bytes).map_err(|_| {
+            Error::InvalidArgument(format!(
+                "the secondary-store spill size (txn.rocksdb.secondary.store.spill.bytes) must be at least 0 bytes, \
+                 not {}",
+                record.spill_bytes
+            ))
+        })?;
+        Ok(StoreOptions {
+            transactional: record.transactional,
+            sync_commit: record.sync_commit,
+            strategy: record.strategy,
+            corruption: record.corruption,
+            value_format: record.value_format,
+            statistics: record.statistics,
+            tuning: crate::tuning::Tuning::new(&[record.rocksdb_options, record.store_rocksdb_options])?,
+            spill_bytes,
+        })
     }
 }
 

@@ -26,10 +26,16 @@ use crate::{Decoded, Malformed};
 /// The version byte the record starts with.
 pub const VERSION: u8 = 1;
 
-/// Where a transactional store keeps its uncommitted writes (the engine's `Strategy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Where a transactional store keeps its uncommitted writes. One type for the record and the
+/// engine (which re-exports it), as [`ValueFormat`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Strategy {
+    /// In memory, in an ordered map; commit is ONE atomic RocksDB write. Fastest for transactions
+    /// that fit in memory (Kafka commits every 100 ms under exactly-once).
+    #[default]
     IndexedBatch,
+    /// In a temporary store on disk (KIP-844's reference design): a transaction may be larger than
+    /// memory; commit copies it into the main store in bounded batches behind a commit record.
     SecondaryStore,
 }
 
@@ -43,13 +49,43 @@ impl Strategy {
             Strategy::SecondaryStore => 1,
         }
     }
+
+    /// The configuration spelling (`txn.rocksdb.transaction.strategy`): `indexed-batch` or
+    /// `secondary-store`; also the name benchmarks and messages use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::IndexedBatch => "indexed-batch",
+            Strategy::SecondaryStore => "secondary-store",
+        }
+    }
+
+    /// The strategy [`Self::name`] spells `name` (benchmarks, examples and the crash tests' child
+    /// processes take it by name).
+    pub fn parse(name: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|strategy| strategy.name() == name)
+    }
 }
 
-/// What opening does when it finds the store's files damaged (the engine's `CorruptionPolicy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What opening a store does when it finds its files damaged: a write-ahead log damaged before its
+/// end, or damage that leaves no commit the store can prove it holds (an SST file, the MANIFEST, a
+/// commit record that does not decode). A torn last WAL record, as a power loss leaves, is not
+/// damage: it was never acknowledged with `sync_commit`, and is dropped. Whatever the policy, a
+/// store that opens holds exactly the state of the commit its offsets name. One type for the
+/// record and the engine (which re-exports it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CorruptionPolicy {
+    /// Refuse to open (the engine's `Error::CorruptedWal` naming the WAL files and the offsets of
+    /// the last consistent commit, or `Error::Damaged`); the files stay untouched.
+    #[default]
     Refuse,
+    /// A damaged WAL: open at the last commit before the damage and log a warning naming the
+    /// store, the WAL files and the offsets it opened at (every later commit is lost from the
+    /// store). Other damage: refuse.
     OpenAtLastConsistentCommit,
+    /// For a store with a changelog: a damaged WAL opens at the last commit before the damage (the
+    /// changelog restores the later ones); damage that leaves no provable commit deletes the
+    /// store's files and opens it empty, without offsets, so the changelog restores all of it.
+    /// Logged at warn (store, damage, files) and counted (the engine's `Stat::Wipes`).
     RestoreFromChangelog,
 }
 

@@ -12,9 +12,8 @@ use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
-use txn_rocksdb::tuning::Tuning;
-use txn_rocksdb::{AnyStore, CorruptionPolicy, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
-use crate::codec::open_options as wire;
+use txn_rocksdb::{AnyStore, StoreOptions, DEFAULT_SPILL_BYTES};
+use crate::codec::open_options::OpenOptions;
 
 /// Borrows the store behind `handle` (see `handles` for the safety contract).
 pub(crate) fn store<'a>(handle: jlong) -> NativeResult<&'a AnyStore> {
@@ -27,49 +26,16 @@ pub(crate) fn store_handle(store: AnyStore) -> jlong {
 }
 
 /// The directory and options every kind's `open` takes: the store's path and the options record
-/// Java's `OpenOptions.encode` wrote (its layout and codes: the format crate's `open_options`),
-/// decoded once here. A null argument or a malformed record is an `IllegalArgumentException`
-/// naming what was wrong.
+/// Java's `OpenOptions.encode` wrote (its layout: the format crate's `open_options`; what it
+/// means: the engine's `StoreOptions::from_record`). A null argument or a malformed record is an
+/// `IllegalArgumentException` naming what was wrong.
 pub(crate) fn open_options(env: &mut Env<'_>, path: &JString<'_>, options: &JByteArray<'_>) -> NativeResult<(String, StoreOptions)> {
     if path.is_null() {
         return Err(invalid("store path must not be null"));
     }
     let path = path.try_to_string(env)?;
     let bytes = required_bytes(env, options, "open options")?;
-    let record = wire::OpenOptions::decode(&bytes)?;
-    let tuning = Tuning::new(&[record.rocksdb_options, record.store_rocksdb_options])?;
-    let spill_bytes = spill_bytes(record.spill_bytes)?;
-    let strategy = match record.strategy {
-        wire::Strategy::IndexedBatch => Strategy::IndexedBatch,
-        wire::Strategy::SecondaryStore => Strategy::SecondaryStore,
-    };
-    let corruption = match record.corruption {
-        wire::CorruptionPolicy::Refuse => CorruptionPolicy::Refuse,
-        wire::CorruptionPolicy::OpenAtLastConsistentCommit => CorruptionPolicy::OpenAtLastConsistentCommit,
-        wire::CorruptionPolicy::RestoreFromChangelog => CorruptionPolicy::RestoreFromChangelog,
-    };
-    Ok((
-        path,
-        StoreOptions {
-            transactional: record.transactional,
-            sync_commit: record.sync_commit,
-            strategy,
-            corruption,
-            value_format: record.value_format,
-            statistics: record.statistics,
-            tuning,
-            spill_bytes,
-        },
-    ))
-}
-
-/// The spill size Java passed, refused when negative (Java's configuration refuses it first).
-fn spill_bytes(value: jlong) -> NativeResult<usize> {
-    usize::try_from(value).map_err(|_| {
-        invalid(format!(
-            "the secondary-store spill size (txn.rocksdb.secondary.store.spill.bytes) must be at least 0 bytes, not {value}"
-        ))
-    })
+    Ok((path, StoreOptions::from_record(&OpenOptions::decode(&bytes)?)?))
 }
 
 /// Whether a window or session put was written (false: its segment had expired).

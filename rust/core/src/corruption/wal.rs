@@ -4,7 +4,7 @@
 //! offsets of the last consistent commit, or open there.
 
 use super::damaged::{is_corruption, rocks_error};
-use super::policy::CorruptionPolicy;
+use super::policy::{self, CorruptionPolicy};
 use crate::error::{Error, Result};
 use crate::offsets::{decode_offsets, offset_entries};
 use crate::options::{Opening, OFFSETS_CF};
@@ -32,7 +32,7 @@ pub(super) fn open_after_corruption(opening: &Opening<'_>, corruption: String, p
     };
     let offsets = format!("{offsets:?}");
     let wal = wal_files(path);
-    if !policy.opens_at_last_consistent_commit() {
+    if !policy::opens_at_last_consistent_commit(policy) {
         return Err(Error::CorruptedWal {
             path: path.display().to_string(),
             message: format!("{corruption}; WAL files {wal}"),
@@ -125,7 +125,7 @@ pub(super) fn set_aside_damaged_wal(opening: &Opening<'_>, damage: WalDamage, po
     let bytes = std::fs::read(damaged).map_err(io)?;
     let kept = &bytes[..damage.at.min(bytes.len())];
     let offsets = offsets_before(opening, &damage, kept).map_or_else(|e| format!("unknown ({})", e.report()), |o| format!("{o:?}"));
-    if !policy.opens_at_last_consistent_commit() {
+    if !policy::opens_at_last_consistent_commit(policy) {
         return Err(Error::CorruptedWal {
             path: path.display().to_string(),
             message: damage.message,

@@ -17,7 +17,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
-use txn_rocksdb_format::open_options::Strategy as StrategyCode;
 use txn_rocksdb_format::snapshot_manifest::{FilePart, Manifest, SnapshotFile};
 use txn_rocksdb_format::value_format::{ValueFormat, UPGRADE_KEY, VALUE_FORMAT_KEY};
 
@@ -163,10 +162,7 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         store_id: store_id.to_string(),
         value_format: image.value_format.unwrap_or(options.value_format),
         transactional: options.transactional,
-        strategy: match options.strategy {
-            crate::Strategy::IndexedBatch => StrategyCode::IndexedBatch,
-            crate::Strategy::SecondaryStore => StrategyCode::SecondaryStore,
-        },
+        strategy: options.strategy,
         offsets: image.offsets.clone(),
         position: image.position,
         files,
