@@ -11,6 +11,8 @@
 //!   its enumerations (strategy, corruption policy, value format).
 //! - [`offsets`]: changelog offsets, the position and the commit record's keys in the `offsets`
 //!   column family.
+//! - [`snapshot_calls`]: the records the snapshot natives take and return (location options, a
+//!   restore's request and answer, a snapshot's and a retention's answers).
 //! - [`snapshot_manifest`]: the manifest of a store's snapshot in object storage.
 //! - [`segment`]: the segment prefix of window and session stores.
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
@@ -28,6 +30,7 @@ pub mod open_options;
 pub mod properties;
 mod reader;
 pub mod segment;
+pub mod snapshot_calls;
 pub mod snapshot_manifest;
 pub mod session_key;
 pub mod temporary;

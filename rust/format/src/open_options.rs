@@ -19,7 +19,7 @@
 //! store records on disk ([`ValueFormat::code`]). Nothing may follow the last field. The spill size
 //! is carried as Java's `long`; whether it is allowed (not negative) is the engine's question.
 
-use crate::reader::Reader;
+use crate::reader::{push_str, Reader};
 use crate::value_format::ValueFormat;
 use crate::{Decoded, Malformed};
 
@@ -123,14 +123,6 @@ pub struct OpenOptions<'a> {
 
 const WHAT: &str = "open options";
 
-fn flag(reader: &mut Reader<'_>, name: &str) -> Decoded<bool> {
-    match reader.u8()? {
-        0 => Ok(false),
-        1 => Ok(true),
-        other => Err(Malformed(format!("{WHAT}: {name} is {other}, neither 0 nor 1"))),
-    }
-}
-
 fn code<T: Copy>(reader: &mut Reader<'_>, all: &[T], code_of: fn(T) -> u8, name: &str) -> Decoded<T> {
     let code = reader.u8()?;
     all.iter().copied().find(|value| code_of(*value) == code).ok_or_else(|| {
@@ -138,41 +130,24 @@ fn code<T: Copy>(reader: &mut Reader<'_>, all: &[T], code_of: fn(T) -> u8, name:
     })
 }
 
-fn string<'a>(reader: &mut Reader<'a>, name: &str) -> Decoded<&'a str> {
-    let bytes = reader.i32_prefixed(false)?.unwrap_or_default();
-    std::str::from_utf8(bytes).map_err(|_| Malformed(format!("{WHAT}: {name} is not UTF-8")))
-}
-
-fn push_string(out: &mut Vec<u8>, value: &str) {
-    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
-    out.extend_from_slice(value.as_bytes());
-}
-
 impl<'a> OpenOptions<'a> {
     /// Decodes a record; malformed bytes (a wrong version, an unknown code, a flag that is not 0
     /// or 1, a truncated record, bytes after it, a string that is not UTF-8) name what was wrong.
     pub fn decode(buf: &'a [u8]) -> Decoded<OpenOptions<'a>> {
         let mut reader = Reader::new(buf, WHAT);
-        let version = reader.u8()?;
-        if version != VERSION {
-            return Err(Malformed(format!(
-                "{WHAT}: version {version}, expected {VERSION} (the Java classes and the native library differ)"
-            )));
-        }
+        reader.version(VERSION)?;
         let options = OpenOptions {
-            transactional: flag(&mut reader, "transactional")?,
-            sync_commit: flag(&mut reader, "syncCommit")?,
-            statistics: flag(&mut reader, "statistics")?,
+            transactional: reader.flag("transactional")?,
+            sync_commit: reader.flag("syncCommit")?,
+            statistics: reader.flag("statistics")?,
             strategy: code(&mut reader, &Strategy::ALL, Strategy::code, "transaction strategy")?,
             corruption: code(&mut reader, &CorruptionPolicy::ALL, CorruptionPolicy::code, "corruption policy")?,
             value_format: code(&mut reader, &ValueFormat::ALL, ValueFormat::code, "value format")?,
             spill_bytes: reader.i64()?,
-            rocksdb_options: string(&mut reader, "rocksDBOptions")?,
-            store_rocksdb_options: string(&mut reader, "storeRocksDBOptions")?,
+            rocksdb_options: reader.str("rocksDBOptions")?,
+            store_rocksdb_options: reader.str("storeRocksDBOptions")?,
         };
-        if !reader.is_empty() {
-            return Err(Malformed(format!("{WHAT}: {} bytes after the record", reader.remaining())));
-        }
+        reader.end()?;
         Ok(options)
     }
 
@@ -183,8 +158,8 @@ impl<'a> OpenOptions<'a> {
         out.extend_from_slice(&[u8::from(self.transactional), u8::from(self.sync_commit), u8::from(self.statistics)]);
         out.extend_from_slice(&[self.strategy.code(), self.corruption.code(), self.value_format.code()]);
         out.extend_from_slice(&self.spill_bytes.to_be_bytes());
-        push_string(&mut out, self.rocksdb_options);
-        push_string(&mut out, self.store_rocksdb_options);
+        push_str(&mut out, self.rocksdb_options);
+        push_str(&mut out, self.store_rocksdb_options);
         out
     }
 }

@@ -106,6 +106,27 @@ pub fn open_options(bytes: &[u8]) {
     }
 }
 
+/// Any bytes as each record the snapshot natives take or return: what decodes re-encodes to the
+/// same bytes (every layout has one encoding).
+pub fn snapshot_calls(bytes: &[u8]) {
+    use crate::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
+    if let Ok(options) = LocationOptions::decode(bytes) {
+        assert_eq!(options.encode(), bytes);
+    }
+    if let Ok(request) = RestoreRequest::decode(bytes) {
+        assert_eq!(request.encode(), bytes);
+    }
+    if let Ok(answer) = RestoreAnswer::decode(bytes) {
+        assert_eq!(answer.encode(), bytes);
+    }
+    if let Ok(answer) = TakeAnswer::decode(bytes) {
+        assert_eq!(answer.encode(), bytes);
+    }
+    if let Ok(answer) = RetainAnswer::decode(bytes) {
+        assert_eq!(answer.encode(), bytes);
+    }
+}
+
 /// Any bytes as a versioned store's values (a segment row, a latest value) and as what crosses JNI
 /// for it (a timestamped restore batch, the versions a read returns). A row that decodes re-encodes
 /// to the same bytes, and every read of it answers within its bounds.
@@ -175,13 +196,14 @@ pub fn snapshot_manifest_sealed(body: &[u8]) {
     snapshot_manifest(&snapshot_manifest::seal(body));
 }
 
-pub const TARGETS: [(&str, Property); 10] = [
+pub const TARGETS: [(&str, Property); 11] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
     ("offsets", offsets),
     ("jni_wire", jni_wire),
     ("open_options", open_options),
+    ("snapshot_calls", snapshot_calls),
     ("versioned", versioned),
     ("wal", wal),
     ("snapshot_manifest", snapshot_manifest),

@@ -70,4 +70,46 @@ impl<'a> Reader<'a> {
         let len = self.u32()? as usize;
         self.take(len)
     }
+
+    /// A UTF-8 string prefixed by its length as a signed `i32` ([`push_str`] writes it); `name`
+    /// says which field in the message of one that is not UTF-8.
+    pub(crate) fn str(&mut self, name: &str) -> Decoded<&'a str> {
+        let bytes = self.i32_prefixed(false)?.unwrap_or_default();
+        std::str::from_utf8(bytes).map_err(|_| Malformed(format!("{}: {name} is not UTF-8", self.what)))
+    }
+
+    /// A byte that is 0 (false) or 1 (true).
+    pub(crate) fn flag(&mut self, name: &str) -> Decoded<bool> {
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            other => Err(Malformed(format!("{}: {name} is {other}, neither 0 nor 1", self.what))),
+        }
+    }
+
+    /// The version byte a record starts with, refused unless it is `expected` (the Java classes
+    /// and the native library then come from different builds).
+    pub(crate) fn version(&mut self, expected: u8) -> Decoded<()> {
+        match self.u8()? {
+            version if version == expected => Ok(()),
+            version => Err(Malformed(format!(
+                "{}: version {version}, expected {expected} (the Java classes and the native library differ)",
+                self.what
+            ))),
+        }
+    }
+
+    /// Fails when bytes follow the end of the record.
+    pub(crate) fn end(&self) -> Decoded<()> {
+        match self.remaining() {
+            0 => Ok(()),
+            left => Err(Malformed(format!("{}: {left} bytes after the record", self.what))),
+        }
+    }
+}
+
+/// Appends `value` as [`Reader::str`] reads it.
+pub(crate) fn push_str(out: &mut Vec<u8>, value: &str) {
+    out.extend_from_slice(&(value.len() as i32).to_be_bytes());
+    out.extend_from_slice(value.as_bytes());
 }

@@ -1,12 +1,14 @@
 //! Golden byte vectors that Java checks against: the Rust side of every layout Java encodes or
 //! decodes itself. Each file under `tests/golden/` is what this test generates; Java's tests read
-//! the same file (`OpenOptionsTest`, `SegmentedKeysTest`), so a layout or code changed on one side
+//! the same file (`OpenOptionsTest`, `SnapshotCallsTest`, `SegmentedKeysTest`), so a layout or code changed on one side
 //! only fails one of them. After a deliberate change, regenerate with
 //! `TXN_BLESS_GOLDEN=1 cargo test -p txn-rocksdb-format --test golden` and change Java to match.
 
 use std::fmt::Write;
 use std::path::Path;
+use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy};
+use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
 use txn_rocksdb_format::value_format::ValueFormat;
 use txn_rocksdb_format::{session_key, window_key};
 
@@ -99,6 +101,73 @@ fn open_options_records() {
         writeln!(generated, "{name} {}", hex(&bytes)).unwrap();
     }
     check("open_options.txt", &generated);
+}
+
+/// The snapshot natives' records, one per line, `kind name hex`. Java's `SnapshotCallsTest`
+/// encodes the requests (`location`, `restore-request`) from the same values and decodes the
+/// answers (`restore-answer`, `take-answer`, `retain-answer`), expecting the same values.
+#[test]
+fn snapshot_calls_records() {
+    let mut generated = String::new();
+    let mut line = |kind: &str, name: &str, bytes: Vec<u8>| writeln!(generated, "{kind} {name} {}", hex(&bytes)).unwrap();
+    for (name, options) in [
+        (
+            "s3",
+            LocationOptions {
+                uri: "s3://bucket/prefix",
+                upload_bytes_per_second: 0,
+                request_timeout_ms: 5_000,
+                io_threads: 2,
+                options: vec![("aws_endpoint", "http://127.0.0.1:9000"), ("aws_region", "eu=west-1")],
+            },
+        ),
+        (
+            "file",
+            LocationOptions {
+                uri: "file:///tmp/caf\u{e9}",
+                upload_bytes_per_second: 1 << 20,
+                request_timeout_ms: 1,
+                io_threads: 64,
+                options: vec![],
+            },
+        ),
+    ] {
+        assert_eq!(LocationOptions::decode(&options.encode()).as_ref(), Ok(&options));
+        line("location", name, options.encode());
+    }
+    let request = RestoreRequest {
+        store_id: "app/0_1/counts",
+        dir: "/state/app/0_1/rocksdb/counts",
+        topic: "app-counts-changelog",
+        partition: 1,
+        start: 0,
+        end: 1_000_000_000_000,
+        patience_ms: 10_000,
+        timeout_ms: 150_000,
+    };
+    assert_eq!(RestoreRequest::decode(&request.encode()).as_ref(), Ok(&request));
+    line("restore-request", "counts", request.encode());
+    let restored = RestoreAnswer { seq: 12, files: 7, bytes: 5 << 30, skipped: 1, waited_ms: 250 };
+    assert_eq!(RestoreAnswer::decode(&restored.encode()), Ok(restored));
+    line("restore-answer", "counts", restored.encode());
+    let taken = TakeAnswer {
+        seq: 13,
+        files: 9,
+        objects_sent: 3,
+        bytes_sent: 4_096,
+        objects_verified: 2,
+        objects_damaged: 1,
+        objects_resent: 1,
+        offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 41)],
+    };
+    assert_eq!(TakeAnswer::decode(&taken.encode()).as_ref(), Ok(&taken));
+    line("take-answer", "counts", taken.encode());
+    let unchangelogged = TakeAnswer { offsets: vec![], ..taken };
+    line("take-answer", "no-changelog", unchangelogged.encode());
+    let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
+    assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
+    line("retain-answer", "counts", retained.encode());
+    check("snapshot_calls.txt", &generated);
 }
 
 /// Window keys as `window <key hex> <start> <seq> <store key hex>` and session keys as

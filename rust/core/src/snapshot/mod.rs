@@ -27,6 +27,7 @@
 //! cancel flag; a location that went unanswered is skipped for a while (`LocationSettings`). Every
 //! location of a process shares one I/O runtime of [`io_threads`] threads.
 
+mod calls;
 mod io;
 mod location;
 mod restore;
@@ -34,6 +35,7 @@ mod retention;
 mod sent;
 mod take;
 
+pub use calls::{open_location, restore_requested, retain_requested};
 pub use io::{io_threads, set_io_threads, DEFAULT_IO_THREADS};
 pub use location::{Location, LocationSettings};
 pub use restore::{restore_newest, Changelog, RestoreBudget, Restored};

@@ -284,8 +284,8 @@ class SnapshotRestoreTest {
         Path scratch = Files.createTempDirectory(kafka.tmp, "restore-check");
         try (dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation snapshots =
                  dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(location.toUri().toString(), Map.of())) {
-            var restored = snapshots.restoreNewest(storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE,
-                10_000, 60_000);
+            var restored = snapshots.restoreNewest(new dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls
+                .RestoreRequest(storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE, 10_000, 60_000));
             return restored == null ? -1 : restored.seq;
         } finally {
             deleteTree(scratch);

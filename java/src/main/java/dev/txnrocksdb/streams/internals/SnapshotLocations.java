@@ -1,53 +1,20 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation;
+import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
- * The snapshot locations the stores of the process have open, one per URI and settings, shared:
+ * The snapshot locations the stores of the process have open, one per location options, shared:
  * one HTTP client and connection pool, one record of a location that did not answer (so that the
  * stores opening after one that waited for it in vain skip it), however many stores use it. A
  * location is closed when the last store using it lets it go.
  */
 final class SnapshotLocations {
-    private static final Map<Key, Shared> OPEN = new HashMap<>();
+    private static final Map<SnapshotCalls.LocationOptions, Shared> OPEN = new HashMap<>();
 
     private SnapshotLocations() {}
-
-    /**
-     * What makes two locations the same. (A class, not a record: the Gradle build, Debian's Gradle
-     * 4.4, compiles below the language level records need.)
-     */
-    private static final class Key {
-        private final String uri;
-        private final Map<String, String> options;
-        private final long uploadBytesPerSecond;
-        private final long requestTimeoutMs;
-
-        Key(String uri, Map<String, String> options, long uploadBytesPerSecond, long requestTimeoutMs) {
-            this.uri = uri;
-            this.options = Map.copyOf(options);
-            this.uploadBytesPerSecond = uploadBytesPerSecond;
-            this.requestTimeoutMs = requestTimeoutMs;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof Key)) {
-                return false;
-            }
-            Key other = (Key) o;
-            return uri.equals(other.uri) && options.equals(other.options)
-                && uploadBytesPerSecond == other.uploadBytesPerSecond && requestTimeoutMs == other.requestTimeoutMs;
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(uri, options, uploadBytesPerSecond, requestTimeoutMs);
-        }
-    }
 
     private static final class Shared {
         final NativeSnapshotLocation location;
@@ -60,11 +27,11 @@ final class SnapshotLocations {
 
     /** One store's use of a shared location; {@link #close()} lets it go (once). */
     static final class Lease implements AutoCloseable {
-        private final Key key;
+        private final SnapshotCalls.LocationOptions key;
         private final NativeSnapshotLocation location;
         private boolean closed;
 
-        private Lease(Key key, NativeSnapshotLocation location) {
+        private Lease(SnapshotCalls.LocationOptions key, NativeSnapshotLocation location) {
             this.key = key;
             this.location = location;
         }
@@ -90,21 +57,19 @@ final class SnapshotLocations {
     }
 
     /**
-     * The location at {@code uri} with the store's settings, opened by the first store that asks.
+     * The location {@code options} describe, opened by the first store that asks (equal options
+     * share one location).
      *
      * @throws IllegalArgumentException if it cannot be opened (a malformed URI, an unknown option)
      */
-    static synchronized Lease acquire(String uri, StoreSettings settings) {
-        Key key = new Key(uri, settings.snapshotOptions(), settings.snapshotUploadBytesPerSecond(),
-            settings.snapshotRequestTimeoutMs());
-        Shared shared = OPEN.get(key);
+    static synchronized Lease acquire(SnapshotCalls.LocationOptions options) {
+        Shared shared = OPEN.get(options);
         if (shared == null) {
-            shared = new Shared(NativeSnapshotLocation.open(uri, settings.snapshotOptions(),
-                settings.snapshotUploadBytesPerSecond(), settings.snapshotRequestTimeoutMs(), settings.snapshotIoThreads()));
-            OPEN.put(key, shared);
+            shared = new Shared(NativeSnapshotLocation.open(options));
+            OPEN.put(options, shared);
         }
         shared.users++;
-        return new Lease(key, shared.location);
+        return new Lease(options, shared.location);
     }
 
     /** How many locations are open (tests). */

@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
+import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -231,6 +232,19 @@ public final class StoreSettings {
     public String snapshotLocation(String storeName) {
         String location = storeSnapshotLocations.getOrDefault(storeName, snapshotLocation);
         return location.isEmpty() ? null : location;
+    }
+
+    /**
+     * What opening the store's snapshot location takes: {@link #snapshotLocation(String)} with the
+     * location's options, the upload limit, the request timeout and the I/O threads.
+     *
+     * @return null when snapshots are off for the store
+     */
+    public SnapshotCalls.LocationOptions snapshotLocationOptions(String storeName) {
+        String uri = snapshotLocation(storeName);
+        return uri == null ? null : SnapshotCalls.LocationOptions.builder(uri).options(snapshotOptions)
+            .uploadBytesPerSecond(snapshotUploadBytesPerSecond).requestTimeoutMs(snapshotRequestTimeoutMs)
+            .ioThreads(snapshotIoThreads).build();
     }
 
     /** The snapshot location's options ({@link TxnRocksDBConfig#SNAPSHOT_OPTION_PREFIX}), by key, sorted. */

@@ -4,6 +4,7 @@ import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.PreparedSnapshot;
+import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -170,7 +171,7 @@ public final class StoreSnapshots implements AutoCloseable {
         String storeId = applicationId + "/" + storeName + "/" + changelog.partition() + "-" + state.topicId;
         SnapshotLocations.Lease lease;
         try {
-            lease = SnapshotLocations.acquire(uri, settings);
+            lease = SnapshotLocations.acquire(settings.snapshotLocationOptions(storeName));
         } catch (RuntimeException e) {
             log.warn("Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
                 storeName, e.getMessage());
@@ -240,8 +241,8 @@ public final class StoreSnapshots implements AutoCloseable {
         long started = System.nanoTime();
         long waited = -1;
         try {
-            NativeSnapshotLocation.Restored restored =
-                location.restoreNewest(storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft);
+            SnapshotCalls.Restored restored = location.restoreNewest(
+                new SnapshotCalls.RestoreRequest(storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft));
             if (restored == null) {
                 log.info("Store {}: no usable snapshot at {}/{}; the changelog {} restores the store", storeName,
                     location.uri(), storeId, changelog);
@@ -331,22 +332,22 @@ public final class StoreSnapshots implements AutoCloseable {
             if (closing) {
                 return;
             }
-            NativeSnapshotLocation.Sent sent = location.upload(prepared, storeId);
+            SnapshotCalls.Taken sent = location.upload(prepared, storeId);
             taken.incrementAndGet();
             bytesSent.addAndGet(sent.bytesSent);
             objectsDamaged.addAndGet(sent.objectsDamaged);
             objectsResent.addAndGet(sent.objectsResent);
             lastDurationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            lastOffset = sent.offset;
+            lastOffset = sent.changelogOffset();
             lastWrittenMs = System.currentTimeMillis();
             log.info("Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} objects sent, {} bytes sent, {} checked,"
                     + " {} found damaged)", storeName, sent.seq, location.uri(), storeId,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), sent.files, sent.filesSent, sent.bytesSent,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), sent.files, sent.objectsSent, sent.bytesSent,
                 sent.objectsVerified, sent.objectsDamaged);
-            long[] deleted = location.retain(prepared, storeId, retained);
-            if (deleted[0] > 0 || deleted[1] > 0) {
+            SnapshotCalls.Retained deleted = location.retain(prepared, storeId, retained);
+            if (deleted.manifestsDeleted > 0 || deleted.objectsDeleted > 0) {
                 log.debug("Store {}: deleted {} older snapshots and {} files no kept one references", storeName,
-                    deleted[0], deleted[1]);
+                    deleted.manifestsDeleted, deleted.objectsDeleted);
             }
         } catch (RuntimeException e) {
             if (closing) {

@@ -290,7 +290,9 @@ class StoreSnapshotsTest {
         assertEquals(5_000_000L, settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, "5000000"))
             .snapshotUploadBytesPerSecond());
         assertThrows(IllegalArgumentException.class,
-            () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open("file:///tmp/x", Map.of(), -1));
+            () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(
+                dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.LocationOptions.builder("file:///tmp/x")
+                    .uploadBytesPerSecond(-1).build()));
     }
 
     /**

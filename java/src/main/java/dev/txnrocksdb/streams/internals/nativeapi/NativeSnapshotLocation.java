@@ -1,12 +1,8 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import java.nio.ByteBuffer;
-import java.nio.file.Path;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -39,62 +35,20 @@ public final class NativeSnapshotLocation implements AutoCloseable {
     }
 
     /**
-     * Opens the location a URI names ({@code s3://bucket/prefix}, {@code az://container/prefix},
-     * {@code abfs[s]://...} or {@code file:///path}).
+     * Opens the location {@code options} describe (its URI, the object store's options, the
+     * request timeout, the upload limit, the I/O threads: {@link SnapshotCalls.LocationOptions}).
      *
-     * @param options for {@code s3://}: {@code object_store}'s S3 keys ({@code aws_endpoint}, ...)
-     *     applied on top of the AWS environment; for Azure its Azure keys
-     *     ({@code azure_storage_account_name}, ...) on top of the Azure environment; values on one
-     *     line each
-     * @throws IllegalArgumentException if the URI is malformed, of a scheme this build lacks, or an
-     *     option is unknown (the message names the key, never a value)
+     * @throws IllegalArgumentException if the URI is malformed, of a scheme this build lacks, an
+     *     option is unknown (the message names the key, never a value), the upload limit is
+     *     negative, the request timeout not positive or the I/O threads not 1 to 64
      */
+    public static NativeSnapshotLocation open(SnapshotCalls.LocationOptions options) {
+        return new NativeSnapshotLocation(options.uri(), open0(options.encode()));
+    }
+
+    /** Opens the location a URI names with the object store's {@code options} and the defaults otherwise. */
     public static NativeSnapshotLocation open(String uri, Map<String, String> options) {
-        return open(uri, options, 0);
-    }
-
-    /** The request timeout of {@link #open(String, Map, long)}: 5 seconds. */
-    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 5_000L;
-    /** The I/O threads of {@link #open(String, Map, long)}. */
-    public static final int DEFAULT_IO_THREADS = 2;
-
-    /**
-     * Opens the location a URI names, sending each file at most {@code uploadBytesPerSecond} on
-     * average (0: no limit; restores are never limited); as {@link #open(String, Map)} otherwise.
-     *
-     * @throws IllegalArgumentException also if {@code uploadBytesPerSecond} is negative
-     */
-    public static NativeSnapshotLocation open(String uri, Map<String, String> options, long uploadBytesPerSecond) {
-        return open(uri, options, uploadBytesPerSecond, DEFAULT_REQUEST_TIMEOUT_MS, DEFAULT_IO_THREADS);
-    }
-
-    /**
-     * Opens the location a URI names, as {@link #open(String, Map, long)}, with each request
-     * waiting at most {@code requestTimeoutMs} to connect and for its answer (once answering, for
-     * its next bytes; sent again at most twice), on the process's snapshot I/O runtime of
-     * {@code ioThreads} threads (fixed by the first location a process opens; a different number
-     * later is logged and ignored).
-     *
-     * @throws IllegalArgumentException also if {@code requestTimeoutMs} is not positive or
-     *     {@code ioThreads} not 1 to 64
-     */
-    public static NativeSnapshotLocation open(String uri, Map<String, String> options, long uploadBytesPerSecond,
-                                              long requestTimeoutMs, int ioThreads) {
-        if (uploadBytesPerSecond < 0) {
-            throw new IllegalArgumentException("uploadBytesPerSecond must be at least 0 (0: no limit), not "
-                + uploadBytesPerSecond);
-        }
-        Objects.requireNonNull(uri, "uri cannot be null");
-        StringBuilder joined = new StringBuilder();
-        options.forEach((key, value) -> {
-            if (key.indexOf('=') >= 0 || key.indexOf('\n') >= 0 || value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
-                throw new IllegalArgumentException("snapshot location option " + key + ": a key without '=' and a value on"
-                    + " one line");
-            }
-            joined.append(key).append('=').append(value).append('\n');
-        });
-        return new NativeSnapshotLocation(uri, open0(uri, joined.toString(), uploadBytesPerSecond, requestTimeoutMs,
-            ioThreads));
+        return open(SnapshotCalls.LocationOptions.builder(uri).options(options).build());
     }
 
     /** The URI the location was opened with. */
@@ -102,82 +56,22 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         return uri;
     }
 
-    /** A snapshot put in place by {@link #restoreNewest}. */
-    public static final class Restored {
-        /** The snapshot's number. */
-        public final long seq;
-        /** Its files. */
-        public final long files;
-        /** Bytes downloaded. */
-        public final long bytes;
-        /** Newer snapshots passed over (each logged at WARN with the reason). */
-        public final long skipped;
-        /** Milliseconds it waited for the location with no byte arriving (what it took of its patience). */
-        public final long waitedMs;
-
-        Restored(long seq, long files, long bytes, long skipped, long waitedMs) {
-            this.seq = seq;
-            this.files = files;
-            this.bytes = bytes;
-            this.skipped = skipped;
-            this.waitedMs = waitedMs;
-        }
-    }
-
-    /** A snapshot written by {@link #upload}. */
-    public static final class Sent {
-        /** The snapshot's number. */
-        public final long seq;
-        /** Its files. */
-        public final long files;
-        /** Objects sent: files, or what was appended to one since an earlier snapshot (the rest was there). */
-        public final long filesSent;
-        /** Bytes sent. */
-        public final long bytesSent;
-        /** The changelog offset it holds (of the store's one changelog partition), or -1. */
-        public final long offset;
-        /** Objects an earlier snapshot sent that it read back and checked. */
-        public final long objectsVerified;
-        /** Of those, the objects found missing or damaged (and sent again). */
-        public final long objectsDamaged;
-        /** Objects sent again: an earlier snapshot had sent them, and they were missing or damaged. */
-        public final long objectsResent;
-
-        Sent(long[] r) {
-            this.seq = r[0];
-            this.files = r[1];
-            this.filesSent = r[2];
-            this.bytesSent = r[3];
-            this.offset = r[4];
-            this.objectsVerified = r[5];
-            this.objectsDamaged = r[6];
-            this.objectsResent = r[7];
-        }
-    }
-
     /**
-     * Puts the newest usable snapshot of {@code storeId} into {@code dir} (missing or empty): one
-     * whose offset the changelog partition still has ({@code start <= offset + 1 <= end}) and whose
-     * every file arrives whole (size and checksum). Unusable ones are passed over with a WARN.
+     * Puts the newest usable snapshot of the request's store into its directory (missing or
+     * empty): one whose offset the changelog partition still has ({@code start <= offset + 1 <= end})
+     * and whose every file arrives whole (size and checksum). Unusable ones are passed over with a
+     * WARN.
      *
-     * @param changelog the store's changelog partition
-     * @param start its log start offset now
-     * @param end its log end offset now
-     * @param patienceMs how long in all it waits for the location to answer (time with no byte arriving)
-     * @param timeoutMs how long it may take at most
      * @return the snapshot restored, or null when none is usable (the changelog restores everything)
-     * @throws IllegalArgumentException if {@code dir} holds files
+     * @throws IllegalArgumentException if the directory holds files
      * @throws ProcessorStateException when the location fails, does not answer within the patience
      *     (or did not answer a little earlier: it is then skipped for a while), or the time runs out;
-     *     {@code dir} is then as it was
+     *     the directory is then as it was
      */
-    public Restored restoreNewest(String storeId, Path dir, TopicPartition changelog, long start, long end,
-                                  long patienceMs, long timeoutMs) {
+    public SnapshotCalls.Restored restoreNewest(SnapshotCalls.RestoreRequest request) {
         acquire();
         try {
-            long[] r = longs(restoreNewest(handle, storeId, dir.toString(), changelog.topic(), changelog.partition(),
-                start, end, patienceMs, timeoutMs));
-            return r == null ? null : new Restored(r[0], r[1], r[2], r[3], r[4]);
+            return SnapshotCalls.Restored.decode(restoreNewest(handle, request.encode()));
         } finally {
             release();
         }
@@ -205,12 +99,12 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      *
      * @throws ProcessorStateException if the location or the disk fails, or it was cancelled
      */
-    public Sent upload(PreparedSnapshot prepared, String storeId) {
+    public SnapshotCalls.Taken upload(PreparedSnapshot prepared, String storeId) {
         acquire();
         try {
             long preparedHandle = prepared.acquire();
             try {
-                return new Sent(longs(upload(handle, preparedHandle, storeId)));
+                return SnapshotCalls.Taken.decode(upload(handle, preparedHandle, storeId));
             } finally {
                 prepared.release();
             }
@@ -224,14 +118,14 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      * kept one references (never those of a snapshot being written); after {@code prepared} was
      * sent, and cancelled with it ({@link PreparedSnapshot#cancel()}).
      *
-     * @return the number of manifests and of files deleted
+     * @return what it deleted
      */
-    public long[] retain(PreparedSnapshot prepared, String storeId, int keep) {
+    public SnapshotCalls.Retained retain(PreparedSnapshot prepared, String storeId, int keep) {
         acquire();
         try {
             long preparedHandle = prepared.acquire();
             try {
-                return longs(retain(handle, preparedHandle, storeId, keep));
+                return SnapshotCalls.Retained.decode(retain(handle, preparedHandle, storeId, keep));
             } finally {
                 prepared.release();
             }
@@ -265,26 +159,11 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         lock.readLock().unlock();
     }
 
-    /** The big-endian longs the natives return (null stays null). */
-    static long[] longs(byte[] bytes) {
-        if (bytes == null) {
-            return null;
-        }
-        ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        long[] values = new long[bytes.length / Long.BYTES];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = buffer.getLong();
-        }
-        return values;
-    }
-
-    private static native long open0(String uri, String options, long uploadBytesPerSecond, long requestTimeoutMs,
-                                     int ioThreads);
+    private static native long open0(byte[] options);
 
     private static native void close(long handle);
 
-    private static native byte[] restoreNewest(long handle, String storeId, String dir, String topic, int partition,
-                                               long start, long end, long patienceMs, long timeoutMs);
+    private static native byte[] restoreNewest(long handle, byte[] request);
 
     private static native long prepare(long storeHandle);
 

@@ -1,0 +1,372 @@
+package dev.txnrocksdb.streams.internals.nativeapi;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The records {@link NativeSnapshotLocation}'s natives take and return, whose layouts the format
+ * crate owns ({@code rust/format/src/snapshot_calls.rs}): what opening a location takes
+ * ({@link LocationOptions}), what a restore is asked ({@link RestoreRequest}), and what a restore
+ * ({@link Restored}), a snapshot ({@link Taken}) and a retention ({@link Retained}) answer.
+ * {@code SnapshotCallsTest} checks each against the format crate's golden records
+ * ({@code rust/format/tests/golden/snapshot_calls.txt}). The values are carried as Java holds
+ * them; the engine refuses those it cannot use ({@link IllegalArgumentException} naming the value).
+ */
+public final class SnapshotCalls {
+    /** The version byte every record starts with ({@code snapshot_calls::VERSION}). */
+    static final byte VERSION = 1;
+
+    private SnapshotCalls() {}
+
+    /** What opening a snapshot location takes; equal options open the same location. */
+    public static final class LocationOptions {
+        /** The request timeout unless set: 5 seconds. */
+        public static final long DEFAULT_REQUEST_TIMEOUT_MS = 5_000L;
+        /** The snapshot I/O threads unless set. */
+        public static final int DEFAULT_IO_THREADS = 2;
+
+        private final String uri;
+        private final Map<String, String> options;
+        private final long uploadBytesPerSecond;
+        private final long requestTimeoutMs;
+        private final int ioThreads;
+
+        private LocationOptions(Builder builder) {
+            this.uri = builder.uri;
+            this.options = Collections.unmodifiableMap(new LinkedHashMap<>(builder.options));
+            this.uploadBytesPerSecond = builder.uploadBytesPerSecond;
+            this.requestTimeoutMs = builder.requestTimeoutMs;
+            this.ioThreads = builder.ioThreads;
+        }
+
+        /**
+         * Options for the location a URI names ({@code s3://bucket/prefix}, {@code az://container/prefix},
+         * {@code abfs[s]://...} or {@code file:///path}), with the defaults until set.
+         */
+        public static Builder builder(String uri) {
+            return new Builder(Objects.requireNonNull(uri, "uri cannot be null"));
+        }
+
+        /** The location's URI. */
+        public String uri() {
+            return uri;
+        }
+
+        byte[] encode() {
+            Encoder out = new Encoder().str(uri).putLong(uploadBytesPerSecond).putLong(requestTimeoutMs)
+                .putInt(ioThreads).putInt(options.size());
+            options.forEach((key, value) -> out.str(key).str(value));
+            return out.bytes();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof LocationOptions)) {
+                return false;
+            }
+            LocationOptions other = (LocationOptions) o;
+            return uri.equals(other.uri) && options.equals(other.options)
+                && uploadBytesPerSecond == other.uploadBytesPerSecond && requestTimeoutMs == other.requestTimeoutMs
+                && ioThreads == other.ioThreads;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(uri, options, uploadBytesPerSecond, requestTimeoutMs, ioThreads);
+        }
+
+        /** The URI and the numbers; never the options' values, which may be secrets. */
+        @Override
+        public String toString() {
+            return "LocationOptions{uri=" + uri + ", options=" + options.keySet() + ", uploadBytesPerSecond="
+                + uploadBytesPerSecond + ", requestTimeoutMs=" + requestTimeoutMs + ", ioThreads=" + ioThreads + "}";
+        }
+
+        /** Sets {@link LocationOptions}' values. */
+        public static final class Builder {
+            private final String uri;
+            private Map<String, String> options = Map.of();
+            private long uploadBytesPerSecond;
+            private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
+            private int ioThreads = DEFAULT_IO_THREADS;
+
+            private Builder(String uri) {
+                this.uri = uri;
+            }
+
+            /**
+             * The object store's own options: for {@code s3://}, {@code object_store}'s S3 keys
+             * ({@code aws_endpoint}, ...) applied on top of the AWS environment; for Azure its Azure
+             * keys ({@code azure_storage_account_name}, ...) on top of the Azure environment. An
+             * unknown key fails the open, naming the key, never a value.
+             */
+            public Builder options(Map<String, String> options) {
+                this.options = Objects.requireNonNull(options, "options cannot be null");
+                return this;
+            }
+
+            /** Each file sent at most this fast on average (0, the default: no limit; restores never are). */
+            public Builder uploadBytesPerSecond(long uploadBytesPerSecond) {
+                this.uploadBytesPerSecond = uploadBytesPerSecond;
+                return this;
+            }
+
+            /**
+             * How long each request waits to connect and for its answer (once answering, for its
+             * next bytes) before it is sent again (at most twice) or fails.
+             */
+            public Builder requestTimeoutMs(long requestTimeoutMs) {
+                this.requestTimeoutMs = requestTimeoutMs;
+                return this;
+            }
+
+            /**
+             * The threads of the process's snapshot I/O runtime, 1 to 64 (fixed by the first
+             * location a process opens; a different number later is logged and ignored).
+             */
+            public Builder ioThreads(int ioThreads) {
+                this.ioThreads = ioThreads;
+                return this;
+            }
+
+            public LocationOptions build() {
+                return new LocationOptions(this);
+            }
+        }
+    }
+
+    /** What a restore of a store's newest usable snapshot is asked. */
+    public static final class RestoreRequest {
+        private final String storeId;
+        private final Path dir;
+        private final TopicPartition changelog;
+        private final long start;
+        private final long end;
+        private final long patienceMs;
+        private final long timeoutMs;
+
+        /**
+         * @param storeId the store's id at the location
+         * @param dir the store's directory, missing or empty
+         * @param changelog the store's changelog partition
+         * @param start its log start offset now
+         * @param end its log end offset now
+         * @param patienceMs how long in all it may wait for the location to answer (time with no byte arriving)
+         * @param timeoutMs how long it may take at most
+         */
+        public RestoreRequest(String storeId, Path dir, TopicPartition changelog, long start, long end, long patienceMs,
+                              long timeoutMs) {
+            this.storeId = Objects.requireNonNull(storeId, "storeId cannot be null");
+            this.dir = Objects.requireNonNull(dir, "dir cannot be null");
+            this.changelog = Objects.requireNonNull(changelog, "changelog cannot be null");
+            this.start = start;
+            this.end = end;
+            this.patienceMs = patienceMs;
+            this.timeoutMs = timeoutMs;
+        }
+
+        byte[] encode() {
+            return new Encoder().str(storeId).str(dir.toString()).str(changelog.topic()).putInt(changelog.partition())
+                .putLong(start).putLong(end).putLong(patienceMs).putLong(timeoutMs).bytes();
+        }
+    }
+
+    /** A snapshot a restore put in place. */
+    public static final class Restored {
+        /** The snapshot's number. */
+        public final long seq;
+        /** Its files. */
+        public final long files;
+        /** Bytes downloaded. */
+        public final long bytes;
+        /** Newer snapshots passed over (each logged at WARN with the reason). */
+        public final long skipped;
+        /** Milliseconds it waited for the location with no byte arriving (what it took of its patience). */
+        public final long waitedMs;
+
+        private Restored(Decoder in) {
+            this.seq = in.getLong();
+            this.files = in.getLong();
+            this.bytes = in.getLong();
+            this.skipped = in.getLong();
+            this.waitedMs = in.getLong();
+        }
+
+        /** The answer record, or null for none (no usable snapshot). */
+        static Restored decode(byte[] bytes) {
+            if (bytes == null) {
+                return null;
+            }
+            Decoder in = new Decoder(bytes, "snapshot restore answer");
+            return in.end(new Restored(in));
+        }
+    }
+
+    /** A snapshot written. */
+    public static final class Taken {
+        /** The snapshot's number. */
+        public final long seq;
+        /** Its files. */
+        public final long files;
+        /** Objects sent: files, or what was appended to one since an earlier snapshot (the rest was there). */
+        public final long objectsSent;
+        /** Bytes sent. */
+        public final long bytesSent;
+        /** Objects an earlier snapshot sent that it read back and checked. */
+        public final long objectsVerified;
+        /** Of those, the objects found missing or damaged (and sent again). */
+        public final long objectsDamaged;
+        /** Objects sent again: an earlier snapshot had sent them, and they were missing or damaged. */
+        public final long objectsResent;
+        /** The changelog offsets it holds. */
+        public final Map<TopicPartition, Long> offsets;
+
+        private Taken(Decoder in) {
+            this.seq = in.getLong();
+            this.files = in.getLong();
+            this.objectsSent = in.getLong();
+            this.bytesSent = in.getLong();
+            this.objectsVerified = in.getLong();
+            this.objectsDamaged = in.getLong();
+            this.objectsResent = in.getLong();
+            int count = in.count(16);
+            Map<TopicPartition, Long> read = new LinkedHashMap<>();
+            for (int i = 0; i < count; i++) {
+                String topic = in.str();
+                int partition = in.getInt();
+                read.put(new TopicPartition(topic, partition), in.getLong());
+            }
+            this.offsets = Collections.unmodifiableMap(read);
+        }
+
+        static Taken decode(byte[] bytes) {
+            Decoder in = new Decoder(bytes, "snapshot take answer");
+            return in.end(new Taken(in));
+        }
+
+        /** The offset it holds of the store's one changelog partition, or -1 where it holds none. */
+        public long changelogOffset() {
+            return offsets.isEmpty() ? -1 : offsets.values().iterator().next();
+        }
+    }
+
+    /** What keeping a store's newest snapshots deleted. */
+    public static final class Retained {
+        /** Manifests (snapshots) deleted. */
+        public final long manifestsDeleted;
+        /** Objects no kept snapshot references, deleted. */
+        public final long objectsDeleted;
+
+        private Retained(Decoder in) {
+            this.manifestsDeleted = in.getLong();
+            this.objectsDeleted = in.getLong();
+        }
+
+        static Retained decode(byte[] bytes) {
+            Decoder in = new Decoder(bytes, "snapshot retain answer");
+            return in.end(new Retained(in));
+        }
+    }
+
+    /** Writes a record: the version byte, then big-endian fields. */
+    private static final class Encoder {
+        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+
+        Encoder() {
+            out.write(VERSION);
+        }
+
+        Encoder putInt(int value) {
+            out.writeBytes(ByteBuffer.allocate(Integer.BYTES).putInt(value).array());
+            return this;
+        }
+
+        Encoder putLong(long value) {
+            out.writeBytes(ByteBuffer.allocate(Long.BYTES).putLong(value).array());
+            return this;
+        }
+
+        Encoder str(String value) {
+            byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+            putInt(bytes.length);
+            out.writeBytes(bytes);
+            return this;
+        }
+
+        byte[] bytes() {
+            return out.toByteArray();
+        }
+    }
+
+    /**
+     * Reads an answer; one that does not follow its layout (which only a native library from
+     * another build can send) is an {@link IllegalStateException} naming the record.
+     */
+    private static final class Decoder {
+        private final ByteBuffer in;
+        private final String what;
+
+        Decoder(byte[] bytes, String what) {
+            this.in = ByteBuffer.wrap(Objects.requireNonNull(bytes, what));
+            this.what = what;
+            byte version = next(() -> in.get());
+            if (version != VERSION) {
+                throw malformed("version " + version + ", expected " + VERSION
+                    + " (the Java classes and the native library differ)");
+            }
+        }
+
+        long getLong() {
+            return next(in::getLong);
+        }
+
+        int getInt() {
+            return next(in::getInt);
+        }
+
+        /** A list's count, each entry at least {@code minEntry} bytes. */
+        int count(int minEntry) {
+            int count = getInt();
+            if (count < 0 || (long) count * minEntry > in.remaining()) {
+                throw malformed(count + " entries do not fit in the " + in.remaining() + " bytes left");
+            }
+            return count;
+        }
+
+        String str() {
+            int length = getInt();
+            if (length < 0 || length > in.remaining()) {
+                throw malformed("a string of " + length + " bytes, " + in.remaining() + " left");
+            }
+            byte[] bytes = new byte[length];
+            in.get(bytes);
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+
+        <T> T end(T record) {
+            if (in.hasRemaining()) {
+                throw malformed(in.remaining() + " bytes after the record");
+            }
+            return record;
+        }
+
+        private <T> T next(java.util.function.Supplier<T> read) {
+            try {
+                return read.get();
+            } catch (BufferUnderflowException e) {
+                throw malformed("truncated");
+            }
+        }
+
+        private IllegalStateException malformed(String why) {
+            return new IllegalStateException(what + ": " + why);
+        }
+    }
+}
