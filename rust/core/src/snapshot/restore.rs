@@ -2,7 +2,8 @@
 
 use super::io::{Patience, Stop};
 use super::location::Location;
-use super::{local_err, manifest_seq, FILES, SNAPSHOTS};
+use super::layout::{manifest_seq, FILES, SNAPSHOTS};
+use super::local::local_err;
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 
 use super::io::Stop;
 use super::location::Location;
-use super::{manifest_seq, FILES, SNAPSHOTS};
+use super::layout::{manifest_seq, FILES, SNAPSHOTS};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;

@@ -1,7 +1,7 @@
 //! What a location remembers of the files it sent, so that a snapshot neither reads every SST file
 //! again for its checksum nor sends a whole write-ahead log again for what was appended to it.
 
-use super::object_name;
+use super::layout::object_name;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use txn_rocksdb_format::snapshot_manifest::SnapshotFile;

@@ -5,7 +5,8 @@
 use super::io::Stop;
 use super::location::Location;
 use super::sent::Sent;
-use super::{file_checksum, local_err, manifest_name, manifest_seq, object_name, FileChecksum, FILES, SNAPSHOTS};
+use super::layout::{manifest_name, manifest_seq, object_name, FILES, SNAPSHOTS};
+use super::local::{file_checksum, local_err, FileChecksum};
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets::{self, TopicPartition};
