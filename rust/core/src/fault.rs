@@ -8,7 +8,7 @@
 //! `TXN_ROCKSDB_INGEST_BYTES=<n>` makes the secondary-store stores opened after it commit
 //! transactions that spilled at least `n` bytes by ingestion.
 //! `TXN_ROCKSDB_RESTORE_BUFFER_BYTES=<n>` makes the stores opened after it write their restore
-//! buffer (`restore.rs`) at `n` bytes, so small restores ingest several files.
+//! buffer (`changelog_restore.rs`) at `n` bytes, so small restores ingest several files.
 //!
 //! [`arm_error`] makes a point return an error instead, once (for in-process tests of failed
 //! commits; a test binary using it must not run other tests concurrently).
@@ -35,7 +35,7 @@ pub const POINTS: &[&str] = &[
     "commit:after-truncate",
     "recover:mid-copy",
     "recover:after-copy",
-    // restoring from the changelog, after each applied batch; by ingestion (`restore.rs`): a
+    // restoring from the changelog, after each applied batch; by ingestion (`changelog_restore.rs`): a
     // buffer's file is built, not yet ingested; it is ingested, its deferred offsets not yet written
     "restore:after-batch",
     "restore:before-ingest",

@@ -9,7 +9,7 @@
 //! Modules, bottom up: `options` (the RocksDB options and column families a store opens with,
 //! the user's `tuning` over them), `offsets` (the offsets family), `corruption` (damaged files:
 //! the policy, the write-ahead log's checks), `db` (the RocksDB instance), `iter` (chunked range
-//! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `restore` (restore by
+//! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `changelog_restore` (a changelog restore by
 //! ingestion), `store` (the key-value store, which picks one at open), `segmented` with `window` and `session` on top of
 //! it, `versioned` (Kafka's versioned key-value store) on the key-value store, and `any_store`
 //! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go), and
@@ -22,6 +22,7 @@ mod any_store;
 mod corruption;
 mod db;
 mod batch;
+mod changelog_restore;
 mod direct;
 mod durable;
 mod error;
@@ -31,7 +32,6 @@ mod iter;
 pub mod memory;
 mod offsets;
 mod options;
-mod restore;
 mod secondary;
 pub mod segmented;
 pub mod snapshot;

@@ -57,8 +57,9 @@ pub struct SegmentedStore {
     highest_segment: Arc<AtomicI64>,
 }
 
-/// One changelog record to restore: (segment timestamp, store key, value or `None` to delete).
-pub type RestoreRecord<'a> = (i64, &'a [u8], Option<&'a [u8]>);
+/// One changelog record of a window or session store to restore, with its segment: (segment
+/// timestamp, store key, value or `None` to delete).
+pub type SegmentedChangelogRecord<'a> = (i64, &'a [u8], Option<&'a [u8]>);
 
 /// The highest segment id among the store's committed keys (`i64::MIN` when it has none).
 fn highest_committed_segment(store: &KeyValueStore) -> Result<i64> {
@@ -76,7 +77,7 @@ fn highest_committed_segment(store: &KeyValueStore) -> Result<i64> {
 pub(crate) fn with_segment_timestamps<'a>(
     records: &[(&'a [u8], Option<&'a [u8]>)],
     timestamp_of: impl Fn(&[u8]) -> Option<i64>,
-) -> Result<Vec<RestoreRecord<'a>>> {
+) -> Result<Vec<SegmentedChangelogRecord<'a>>> {
     records
         .iter()
         .map(|&(key, value)| {
@@ -213,7 +214,7 @@ impl SegmentedStore {
     /// Applies changelog records `(segment_ts, store_key, value)` straight to committed data:
     /// stream time first advances to the batch's newest timestamp, then records of expired
     /// segments are skipped (Kafka's restore rule). One RocksDB write.
-    pub fn restore(&self, records: &[RestoreRecord<'_>]) -> Result<()> {
+    pub fn restore(&self, records: &[SegmentedChangelogRecord<'_>]) -> Result<()> {
         let Some(max_ts) = records.iter().map(|record| record.0).max() else { return Ok(()) };
         let stream_time = self.observe(max_ts);
         let min_live = self.min_live_segment(stream_time);

@@ -11,7 +11,7 @@ use crate::fault;
 use crate::indexed::IndexedBatch;
 use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
-use crate::restore::{self, RestoreBuffer};
+use crate::changelog_restore::{self, RestoreBuffer};
 use crate::secondary::{self, TempStore};
 pub use crate::secondary::DEFAULT_SPILL_BYTES;
 use crate::staging::{lock, Staging};
@@ -25,7 +25,7 @@ use txn_rocksdb_format::open_options::OpenOptions;
 fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
     let db = Arc::new(Db::open(path, options.sync_commit, options.corruption, options.statistics, &options.tuning)?);
     secondary::recover_at_open(&db)?;
-    restore::remove_leftovers(&db)?;
+    changelog_restore::remove_leftovers(&db)?;
     value_format::open_in(&db, options.value_format)?;
     Ok(db)
 }
@@ -127,7 +127,7 @@ struct Shared {
     /// Held by every commit and rollback, and by [`KeyValueStore::checkpoint`]: a checkpoint is
     /// never taken in the middle of a commit (a secondary-store copy in several writes).
     commit_gate: Mutex<()>,
-    /// Restored records not yet in RocksDB (`restore.rs`); every operation that needs them there
+    /// Restored records not yet in RocksDB (`changelog_restore.rs`); every operation that needs them there
     /// settles it first.
     restore: RestoreBuffer,
 }
@@ -261,7 +261,7 @@ impl KeyValueStore {
     pub fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
         let _gate = lock(&self.shared.commit_gate);
         let offset_writes = offsets::offset_writes(updates, position, || self.committed_offsets())?;
-        // Offsets only, while restored records wait in the buffer: written after them (`restore.rs`).
+        // Offsets only, while restored records wait in the buffer: written after them (`changelog_restore.rs`).
         let offset_writes = match staging!(self, staging => staging.has_writes()) {
             false => match self.shared.restore.defer(&self.shared.db, offset_writes)? {
                 Some(offset_writes) => offset_writes,
@@ -288,7 +288,7 @@ impl KeyValueStore {
     }
 
     /// Applies a batch of changelog records (a `None` value deletes) to committed data: buffered,
-    /// then ingested into RocksDB as a sorted file (`restore.rs`). Every read sees them. Staged
+    /// then ingested into RocksDB as a sorted file (`changelog_restore.rs`). Every read sees them. Staged
     /// writes, if any, still shadow the restored keys.
     pub fn restore<'a>(&self, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
         staging!(self, staging => staging.check_writable())?;

@@ -91,8 +91,9 @@ impl VersionedDelete {
     }
 }
 
-/// One changelog record to restore: key, value (`None`: a tombstone), timestamp.
-pub type RestoreRecord<'a> = (&'a [u8], Option<&'a [u8]>, i64);
+/// One changelog record of a versioned store to restore: key, value (`None`: a tombstone),
+/// timestamp.
+pub type VersionedChangelogRecord<'a> = (&'a [u8], Option<&'a [u8]>, i64);
 
 struct State {
     observed_stream_time: i64,
@@ -136,13 +137,13 @@ impl Rows for Staged<'_> {
 
 /// A restore batch's writes, read back by the batch's later records before they reach committed
 /// data in one write (Kafka's `RocksDBVersionedStoreRestoreWriteBuffer`).
-struct RestoreBuffer<'a> {
+struct RestoreWriteBuffer<'a> {
     store: &'a KeyValueStore,
     rows: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
     dropped: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
-impl Rows for RestoreBuffer<'_> {
+impl Rows for RestoreWriteBuffer<'_> {
     fn get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>> {
         if let Some(row) = self.rows.get(key) {
             return Ok(row.clone());
@@ -313,9 +314,9 @@ impl VersionedStore {
     /// and the restored store then shows that version as valid until the next one (found by
     /// `rust/core/tests/versioned.rs`). Replaying at the running stream time restores exactly the
     /// history the puts built.
-    pub fn restore(&self, records: &[RestoreRecord<'_>]) -> Result<()> {
+    pub fn restore(&self, records: &[VersionedChangelogRecord<'_>]) -> Result<()> {
         let mut state = self.lock();
-        let mut buffer = RestoreBuffer { store: &self.store, rows: BTreeMap::new(), dropped: Vec::new() };
+        let mut buffer = RestoreWriteBuffer { store: &self.store, rows: BTreeMap::new(), dropped: Vec::new() };
         for &(key, value, timestamp) in records {
             if timestamp < self.history_start(state.observed_stream_time) {
                 continue;
