@@ -128,13 +128,11 @@ public final class StoreCore<S extends NativeStore> {
         // stores, only for metrics at the DEBUG recording level.
         boolean statistics = RecordingLevel.DEBUG.name().equalsIgnoreCase(
             ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
-        String[] rocksDBOptions = settings.rocksDBOptions(name);
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         StoreSnapshots openedSnapshots = StoreSnapshots.open(name, settings, context, changelogPartition, dir,
             StoreSnapshots.lookupFor(context.appConfigs()));
-        OpenOptions openOptions = new OpenOptions(transactional, settings.syncCommit(), settings.transactionStrategy(),
-            settings.corruptionPolicy(changelogPartition != null), valueFormat, statistics, rocksDBOptions[0],
-            rocksDBOptions[1], settings.spillBytes(name));
+        OpenOptions openOptions =
+            settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics);
         S opened;
         boolean wipedBeforeSnapshot = false;
         try {

@@ -3,7 +3,9 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
+import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
+import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
@@ -232,6 +234,25 @@ public final class StoreSettings {
     public String snapshotLocation(String storeName) {
         String location = storeSnapshotLocations.getOrDefault(storeName, snapshotLocation);
         return location.isEmpty() ? null : location;
+    }
+
+    /**
+     * What opening the store takes besides its directory: these settings (fsync at commit, the
+     * strategy, the corruption policy, the RocksDB options, the spill size) for it, with what the
+     * store's kind and context decide.
+     *
+     * @param storeName the store's name (its own RocksDB options and spill size)
+     * @param transactional false for a write-through store
+     * @param changelogged whether the store has a changelog (the corruption policy depends on it)
+     * @param valueFormat the format of the values the store holds
+     * @param statistics whether RocksDB collects its statistics for the store
+     */
+    public OpenOptions openOptions(String storeName, boolean transactional, boolean changelogged,
+                                   ValueFormat valueFormat, boolean statistics) {
+        String[] rocksDB = rocksDBOptions(storeName);
+        return OpenOptions.builder().transactional(transactional).syncCommit(syncCommit).strategy(transactionStrategy)
+            .corruption(corruptionPolicy(changelogged)).valueFormat(valueFormat).statistics(statistics)
+            .rocksDBOptions(rocksDB[0], rocksDB[1]).spillBytes(spillBytes(storeName)).build();
     }
 
     /**

@@ -11,10 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
-import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
-import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +64,8 @@ class StoreSnapshotsTest {
     }
 
     private static NativeKeyValueStore open(Path dir, TransactionStrategy strategy) {
-        return NativeKeyValueStore.open("counts", dir, new OpenOptions(true, false, strategy, CorruptionPolicy.REFUSE,
-            ValueFormat.PLAIN, false, "", "", 1024));
+        return NativeKeyValueStore.open("counts", dir, OpenOptions.builder().strategy(strategy).spillBytes(1024)
+            .build());
     }
 
     private static byte[] bytes(String s) {

@@ -1,6 +1,7 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -9,6 +10,7 @@ import java.util.Objects;
  * What opening any native store takes besides its directory (the engine's {@code StoreOptions}).
  * It crosses JNI as one record, {@code encode()}, whose layout and enumeration codes the format
  * crate owns ({@code rust/format/src/open_options.rs}); every kind's native {@code open} takes it.
+ * Built with {@link #builder()}, from the store's settings ({@code StoreSettings.openOptions}).
  * (A class rather than a record: the Gradle build also compiles with Gradle 4.4, which knows no
  * source level past 12.)
  */
@@ -26,37 +28,25 @@ public final class OpenOptions {
     private final String storeRocksDBOptions;
     private final long spillBytes;
 
+    private OpenOptions(Builder builder) {
+        this.transactional = builder.transactional;
+        this.syncCommit = builder.syncCommit;
+        this.strategy = builder.strategy;
+        this.corruption = builder.corruption;
+        this.valueFormat = builder.valueFormat;
+        this.statistics = builder.statistics;
+        this.rocksDBOptions = builder.rocksDBOptions;
+        this.storeRocksDBOptions = builder.storeRocksDBOptions;
+        this.spillBytes = builder.spillBytes;
+    }
+
     /**
-     * @param transactional true: writes are staged until {@link NativeStore#commit}; false: write-through
-     * @param syncCommit true: fsync the write-ahead log on every commit (survives power loss)
-     * @param strategy where a transactional store keeps uncommitted writes (ignored when not
-     *     transactional, but checked)
-     * @param corruption what opening does when it finds the store's files damaged
-     * @param valueFormat the format of the values the store holds
-     * @param statistics whether RocksDB collects its statistics for the store (bytes written and
-     *     read, block cache hits), which cost a little on every operation; Kafka's RocksDB stores
-     *     collect them only under {@code metrics.recording.level=DEBUG}
-     * @param rocksDBOptions the RocksDB options for every store ({@code txn.rocksdb.options}; may be empty)
-     * @param storeRocksDBOptions this store's own RocksDB options, applied after them (may be empty)
-     * @param spillBytes under {@code secondary-store}, the bytes of keys and values a transaction keeps
-     *     in memory before they spill to the temporary store (0: every write spills at once); ignored
-     *     by the other strategies. Not checked here: the configuration refuses a negative value, and
-     *     so does the native open ({@code IllegalArgumentException})
-     * @throws NullPointerException if {@code strategy}, {@code corruption}, {@code valueFormat} or an
-     *     options string is null
+     * Options with the engine's defaults ({@code StoreOptions::default}): transactional, no fsync
+     * at commit, {@code indexed-batch}, refuse damaged files, plain values, no statistics, no
+     * RocksDB options, a 16 MiB spill size.
      */
-    public OpenOptions(boolean transactional, boolean syncCommit, TransactionStrategy strategy, CorruptionPolicy corruption,
-                       ValueFormat valueFormat, boolean statistics, String rocksDBOptions, String storeRocksDBOptions,
-                       long spillBytes) {
-        this.transactional = transactional;
-        this.syncCommit = syncCommit;
-        this.strategy = Objects.requireNonNull(strategy, "strategy");
-        this.corruption = Objects.requireNonNull(corruption, "corruption");
-        this.valueFormat = Objects.requireNonNull(valueFormat, "valueFormat");
-        this.statistics = statistics;
-        this.rocksDBOptions = Objects.requireNonNull(rocksDBOptions, "rocksDBOptions");
-        this.storeRocksDBOptions = Objects.requireNonNull(storeRocksDBOptions, "storeRocksDBOptions");
-        this.spillBytes = spillBytes;
+    public static Builder builder() {
+        return new Builder();
     }
 
     /** Whether writes are staged until the commit (false: write-through). */
@@ -138,6 +128,86 @@ public final class OpenOptions {
                 return 1;
             default:
                 throw new IllegalArgumentException("no native code for transaction strategy " + strategy);
+        }
+    }
+
+    /** Sets {@link OpenOptions}' values; each setter says what the value means. */
+    public static final class Builder {
+        private boolean transactional = true;
+        private boolean syncCommit;
+        private TransactionStrategy strategy = TransactionStrategy.INDEXED_BATCH;
+        private CorruptionPolicy corruption = CorruptionPolicy.REFUSE;
+        private ValueFormat valueFormat = ValueFormat.PLAIN;
+        private boolean statistics;
+        private String rocksDBOptions = "";
+        private String storeRocksDBOptions = "";
+        private long spillBytes = TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_DEFAULT;
+
+        private Builder() {}
+
+        /** True: writes are staged until {@link NativeStore#commit}; false: write-through. */
+        public Builder transactional(boolean transactional) {
+            this.transactional = transactional;
+            return this;
+        }
+
+        /** True: fsync the write-ahead log on every commit (survives power loss). */
+        public Builder syncCommit(boolean syncCommit) {
+            this.syncCommit = syncCommit;
+            return this;
+        }
+
+        /** Where a transactional store keeps uncommitted writes (ignored when not transactional, but checked). */
+        public Builder strategy(TransactionStrategy strategy) {
+            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            return this;
+        }
+
+        /** What opening does when it finds the store's files damaged. */
+        public Builder corruption(CorruptionPolicy corruption) {
+            this.corruption = Objects.requireNonNull(corruption, "corruption");
+            return this;
+        }
+
+        /** The format of the values the store holds. */
+        public Builder valueFormat(ValueFormat valueFormat) {
+            this.valueFormat = Objects.requireNonNull(valueFormat, "valueFormat");
+            return this;
+        }
+
+        /**
+         * Whether RocksDB collects its statistics for the store (bytes written and read, block cache
+         * hits), which cost a little on every operation; Kafka's RocksDB stores collect them only
+         * under {@code metrics.recording.level=DEBUG}.
+         */
+        public Builder statistics(boolean statistics) {
+            this.statistics = statistics;
+            return this;
+        }
+
+        /**
+         * The RocksDB options for every store ({@code txn.rocksdb.options}) and this store's own,
+         * applied after them (RocksDB's option-string syntax; either may be empty).
+         */
+        public Builder rocksDBOptions(String every, String own) {
+            this.rocksDBOptions = Objects.requireNonNull(every, "rocksDBOptions");
+            this.storeRocksDBOptions = Objects.requireNonNull(own, "storeRocksDBOptions");
+            return this;
+        }
+
+        /**
+         * Under {@code secondary-store}, the bytes of keys and values a transaction keeps in memory
+         * before they spill to the temporary store (0: every write spills at once); ignored by the
+         * other strategies. Not checked here: the configuration refuses a negative value, and so
+         * does the native open ({@code IllegalArgumentException}).
+         */
+        public Builder spillBytes(long spillBytes) {
+            this.spillBytes = spillBytes;
+            return this;
+        }
+
+        public OpenOptions build() {
+            return new OpenOptions(this);
         }
     }
 

@@ -37,15 +37,17 @@ class OpenOptionsTest {
     /** The records of the golden file by name, built as the format crate's test builds them. */
     private static Map<String, OpenOptions> cases() {
         Map<String, OpenOptions> cases = new LinkedHashMap<>();
-        cases.put("defaults", new OpenOptions(true, false, TransactionStrategy.INDEXED_BATCH, CorruptionPolicy.REFUSE,
-            ValueFormat.PLAIN, false, "", "", 16L << 20));
-        cases.put("secondary-store", new OpenOptions(true, true, TransactionStrategy.SECONDARY_STORE,
-            CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT, ValueFormat.TIMESTAMPED, true, "write_buffer_size=1048576",
-            "max_write_buffer_number=3", 0));
-        cases.put("write-through", new OpenOptions(false, false, TransactionStrategy.INDEXED_BATCH,
-            CorruptionPolicy.RESTORE_FROM_CHANGELOG, ValueFormat.TIMESTAMPED_WITH_HEADERS, false, "", "caf\u00e9=1", -1));
-        cases.put("with-headers", new OpenOptions(true, false, TransactionStrategy.SECONDARY_STORE, CorruptionPolicy.REFUSE,
-            ValueFormat.WITH_HEADERS, true, "a=1;b=2", "", Long.MAX_VALUE));
+        cases.put("defaults", OpenOptions.builder().build());
+        cases.put("secondary-store", OpenOptions.builder().syncCommit(true).strategy(TransactionStrategy.SECONDARY_STORE)
+            .corruption(CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT).valueFormat(ValueFormat.TIMESTAMPED)
+            .statistics(true).rocksDBOptions("write_buffer_size=1048576", "max_write_buffer_number=3").spillBytes(0)
+            .build());
+        cases.put("write-through", OpenOptions.builder().transactional(false)
+            .corruption(CorruptionPolicy.RESTORE_FROM_CHANGELOG).valueFormat(ValueFormat.TIMESTAMPED_WITH_HEADERS)
+            .rocksDBOptions("", "caf\u00e9=1").spillBytes(-1).build());
+        cases.put("with-headers", OpenOptions.builder().strategy(TransactionStrategy.SECONDARY_STORE)
+            .valueFormat(ValueFormat.WITH_HEADERS).statistics(true).rocksDBOptions("a=1;b=2", "")
+            .spillBytes(Long.MAX_VALUE).build());
         return cases;
     }
 

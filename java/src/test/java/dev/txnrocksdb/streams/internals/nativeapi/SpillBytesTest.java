@@ -75,8 +75,7 @@ class SpillBytesTest {
     }
 
     private static OpenOptions secondaryStore(long spillBytes) {
-        return new OpenOptions(true, false, TransactionStrategy.SECONDARY_STORE, CorruptionPolicy.REFUSE, ValueFormat.PLAIN,
-            false, "", "", spillBytes);
+        return OpenOptions.builder().strategy(TransactionStrategy.SECONDARY_STORE).spillBytes(spillBytes).build();
     }
 
     private static long temporaryStoreBytes(NativeStore store) {
