@@ -20,6 +20,8 @@ bench/large_commit.sh --smoke
 # format crate builds without RocksDB, so this adds about 4 minutes cold, 2 warm). scripts/fuzz.sh
 # without arguments fuzzes longer.
 scripts/fuzz.sh --seconds 20
+# docs/architecture.md names every Rust module and every Java package and class, in its layer (grep).
+scripts/check-architecture.sh
 # The release jar's assembly and checks (each library against its library.properties checksum, file(1)),
 # for this machine's library only; `scripts/release.sh` builds the jar with all five platforms' libraries.
 scripts/release.sh --platforms=host
