@@ -8,7 +8,7 @@
 
 use crate::db::{Db, RawIterator, Snapshot};
 use crate::options::DATA_CF;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use rust_rocksdb::ReadOptions;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -126,6 +126,11 @@ impl RangeIter {
         max_bytes: usize,
         mut emit: impl FnMut(&[u8], &[u8]) -> bool,
     ) -> Result<usize> {
+        if max_entries == 0 || max_bytes == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes"
+            )));
+        }
         self.0.next_chunk(max_entries, max_bytes, &mut |key, value| Step::from(emit(key, value)))
     }
 

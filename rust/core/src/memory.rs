@@ -1,6 +1,7 @@
 //! The process-wide memory budget: one block cache and one write-buffer manager shared by every
 //! store, so memory is bounded by default however many stores (tasks) a process opens.
 
+use crate::error::{Error, Result};
 use rust_rocksdb::{Cache, WriteBufferManager};
 use std::sync::{Mutex, OnceLock};
 
@@ -18,14 +19,19 @@ static MEMORY: OnceLock<Memory> = OnceLock::new();
 static REQUESTED: Mutex<Option<(usize, usize)>> = Mutex::new(None);
 
 /// Sets the budget used when the first store opens. Returns false (changing nothing) once a store
-/// has opened, since RocksDB objects already share the earlier budget.
-pub fn configure(block_cache_bytes: usize, write_buffer_bytes: usize) -> bool {
+/// has opened, since RocksDB objects already share the earlier budget; refuses a budget of 0.
+pub fn configure(block_cache_bytes: usize, write_buffer_bytes: usize) -> Result<bool> {
+    if block_cache_bytes == 0 || write_buffer_bytes == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "memory budgets must be positive, got block cache {block_cache_bytes} and write buffers {write_buffer_bytes}"
+        )));
+    }
     if MEMORY.get().is_some() {
-        return false;
+        return Ok(false);
     }
     *REQUESTED.lock().unwrap_or_else(|e| e.into_inner()) = Some((block_cache_bytes, write_buffer_bytes));
     // A store may have opened between the check and the store above; report what happened.
-    MEMORY.get().is_none()
+    Ok(MEMORY.get().is_none())
 }
 
 pub(crate) fn shared() -> &'static Memory {

@@ -58,7 +58,7 @@ fn child() {
     let Ok(dir) = std::env::var("LARGE_TXN_DIR") else { return };
     let mib: u64 = std::env::var("LARGE_TXN_MIB").unwrap().parse().unwrap();
     let strategy = Strategy::parse(&std::env::var("LARGE_TXN_STRATEGY").unwrap()).unwrap();
-    assert!(txn_rocksdb::memory::configure(BUDGET_CACHE, BUDGET_WRITE_BUFFERS));
+    assert!(txn_rocksdb::memory::configure(BUDGET_CACHE, BUDGET_WRITE_BUFFERS).unwrap());
     let report = |phase: &str| println!("RSS {phase} {} {}", status_kib("VmHWM:"), status_kib("VmRSS:"));
     let db = KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
     report("opened");

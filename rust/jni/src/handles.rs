@@ -34,6 +34,12 @@ pub(crate) fn free<T>(handle: jlong, what: &str) -> NativeResult<()> {
     Ok(())
 }
 
+/// A size or count Java holds as `int` or `long`, as Rust's `usize`; a negative one is an
+/// `IllegalArgumentException` naming `what` (whether 0 is allowed is the engine's question).
+pub(crate) fn size(value: i64, what: &str) -> NativeResult<usize> {
+    usize::try_from(value).map_err(|_| invalid(format!("{what} must not be negative, not {value}")))
+}
+
 pub(crate) fn flag(b: jboolean) -> bool {
     b != jboolean::default()
 }
@@ -58,7 +64,8 @@ pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> 
 }
 
 /// The bytes of a (non-null) Java `byte[]`, with two raw JNI calls. `jni`'s `convert_byte_array`
-/// checks for a pending exception before and after each call, which costs a tenth of a get; here
+/// checks for a pending exception before and after each call, a measurable part of a get's time
+/// (docs/profiles.md, "Costs behind choices in the code"); here
 /// none can be pending (a native method starts without one), `GetArrayLength` never throws, and
 /// `GetByteArrayRegion` over the array's own length cannot throw either.
 ///

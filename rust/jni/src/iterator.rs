@@ -5,7 +5,7 @@
 
 use crate::codec;
 use crate::ffi::{invalid, run};
-use crate::handles::{array_length, borrow, fill_array, free, into_handle};
+use crate::handles::{array_length, borrow, fill_array, free, into_handle, size};
 use jni::objects::{JByteArray, JClass};
 use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
@@ -62,15 +62,13 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIte
         if buffer.is_null() {
             return Err(invalid("chunk buffer must not be null"));
         }
-        if max_entries <= 0 || max_bytes <= 0 {
-            return Err(invalid(format!("chunk limits must be positive, got {max_entries} entries / {max_bytes} bytes")));
-        }
+        let (max_entries, max_bytes) = (size(max_entries.into(), "a chunk's entries")?, size(max_bytes.into(), "a chunk's bytes")?);
         let capacity = array_length(env, &buffer);
         let mut guard = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
         let it = &mut *guard;
         if it.chunk.is_empty() {
             let chunk = &mut it.chunk;
-            it.entries.next_chunk(max_entries as usize, max_bytes as usize, &mut |k, v| codec::push_entry(chunk, k, v))?;
+            it.entries.next_chunk(max_entries, max_bytes, &mut |k, v| codec::push_entry(chunk, k, v))?;
         }
         let length = it.chunk.len();
         if length > capacity {

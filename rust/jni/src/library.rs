@@ -1,7 +1,7 @@
 //! Exported functions of `NativeLibrary.java`: settings of the whole process.
 
-use crate::ffi::{invalid, run};
-use crate::handles::jbool;
+use crate::ffi::run;
+use crate::handles::{jbool, size};
 use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
@@ -15,12 +15,9 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeLib
     write_buffer_bytes: jlong,
 ) -> jboolean {
     run(&mut env, |_| {
-        if block_cache_bytes <= 0 || write_buffer_bytes <= 0 {
-            return Err(invalid(format!(
-                "memory budgets must be positive, got block cache {block_cache_bytes} and write buffers {write_buffer_bytes}"
-            )));
-        }
-        Ok(jbool(txn_rocksdb::memory::configure(block_cache_bytes as usize, write_buffer_bytes as usize)))
+        let block_cache = size(block_cache_bytes, "the block cache budget")?;
+        let write_buffers = size(write_buffer_bytes, "the write buffer budget")?;
+        Ok(jbool(txn_rocksdb::memory::configure(block_cache, write_buffers)?))
     })
 }
 
