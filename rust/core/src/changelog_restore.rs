@@ -1,6 +1,7 @@
 //! Restore from the changelog by ingestion: restored records wait in a bounded buffer, in changelog
 //! order, and go into RocksDB as a sorted SST file that RocksDB ingests, instead of one by one
-//! through the memtable (whose skip-list insert was most of a restore's cost).
+//! through the memtable, whose skip-list insert dominates a restore written that way
+//! (`docs/profiles.md`).
 //!
 //! - [`RestoreBuffer::restore`] appends a batch of records (a `None` value deletes) to the buffer.
 //!   When the buffer holds [`RESTORE_BUFFER_BYTES`] (the size of one memtable of `data`, so memory

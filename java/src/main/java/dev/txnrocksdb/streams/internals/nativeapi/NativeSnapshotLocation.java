@@ -7,9 +7,10 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
 /**
- * A snapshot location (a URI: {@code file:///path}) and the snapshots of stores taken to it and
- * restored from it. Natives in {@code rust/jni/src/snapshot_location.rs}, over the engine's
- * {@code snapshot} module (layout, manifest, checks: see there).
+ * A snapshot location ({@code s3://}, {@code az://}, {@code abfs[s]://} or {@code file://}) and
+ * the snapshots of stores taken to it and restored from it. Natives in
+ * {@code rust/jni/src/snapshot_location.rs}, over the engine's {@code snapshot} module (layout,
+ * manifest, checks: see there); what they take and return are {@link SnapshotCalls}' records.
  *
  * <p><b>Ownership.</b> The object owns one native handle, freed once by {@link #close()}, which
  * waits for running calls (a read-write lock, as {@link NativeStore}). Calls may run on several
