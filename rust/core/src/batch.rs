@@ -7,7 +7,9 @@
 //! indexed-batch every transaction has its own [`Batch`], shared (`Arc`) with the iterators opened
 //! during it (a commit swaps in a fresh batch instead of clearing this one), which they read under
 //! its mutex, so they also see writes made while they are open. Under secondary-store an iterator
-//! holds the map as it was when it opened ([`Staged`]). (Our own merge is 3x faster than RocksDB's base-delta iterator over a `WriteBatchWithIndex`.)
+//! holds the map as it was when it opened ([`Staged`]). The map and its merge are ours, not a
+//! RocksDB `WriteBatchWithIndex`, because its base-delta iterator scans staged writes several
+//! times slower (docs/profiles.md, "Costs behind choices in the code").
 
 use crate::db::{Db, Snapshot};
 use crate::error::Result;

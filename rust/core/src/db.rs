@@ -142,9 +142,9 @@ impl Db {
     /// RocksDB call, moving them into the store (a sequence number above every earlier write; a
     /// memtable they overlap is flushed first). RocksDB's `SstFileWriter` drops each file from the
     /// OS page cache as it writes it (its C API cannot turn that off), so every first read of the
-    /// ingested data would go to the disk (a 3,000,000-key store restored by ingestion served 5x
-    /// fewer gets than one restored through the memtable): the files are read back into the page
-    /// cache first (the cache follows the file into the store: it is moved, not copied, except on Windows).
+    /// ingested data would go to the disk (docs/profiles.md, "Restore by ingestion"): the files are
+    /// read back into the page cache first (the cache follows the file into the store: it is
+    /// moved, not copied, except on Windows).
     pub(crate) fn ingest(&self, files: Vec<PathBuf>) -> Result<()> {
         for file in &files {
             read_into_page_cache(file);
@@ -152,9 +152,9 @@ impl Db {
         let mut options = rust_rocksdb::IngestExternalFileOptions::default();
         // Moved (hard-linked into the store, the built file's name deleted) where a deleted name
         // goes at once. On Windows the name of a file that is open stays until its last handle
-        // closes, and RocksDB keeps each ingested file open: the build directory could not be
-        // deleted ("Directory is not empty", found under Wine), so the next ingestion failed.
-        // There the files are copied.
+        // closes, and RocksDB keeps each ingested file open: moved files would leave the build
+        // directory undeletable ("Directory is not empty") and fail the next ingestion. There the
+        // files are copied.
         options.set_move_files(!cfg!(windows));
         self.rocks.ingest_external_file_cf_opts(self.data(), &options, files).map_err(|e| self.rocks_err(e))
     }

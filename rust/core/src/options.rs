@@ -25,11 +25,10 @@ pub(crate) fn options() -> Options {
     // Index and filter blocks live in the block cache, so they count against the budget too: one
     // whole block of each per SST, pinned by its table reader for as long as the file is open
     // (never evicted, so never read back). A get then looks up only the data block in the cache.
-    // Partitioned blocks (two-level, 4 KiB partitions, until 2026-12-02) kept the cache strictly
-    // bounded but cost two more cache lookups and a partition search per SST read: random gets on
-    // 10^5-10^7 keys in SSTs were 27-40% slower (`docs/profiles.md`, `examples/point_gets.rs`).
-    // Whole blocks unpinned were as fast until an SST's blocks (about 1.2 MB for 64 MiB of data)
-    // outgrew a 1 MiB cache shard and were read back on every get. Pinned, they stay charged to
+    // Partitioned blocks would keep the cache strictly bounded but cost two more cache lookups and
+    // a partition search per SST read; whole blocks left unpinned are evicted once an SST's blocks
+    // outgrow a cache shard, and then read back on every get (docs/profiles.md, "Point gets at
+    // every state size", measured with `examples/point_gets.rs`). Pinned, they stay charged to
     // the cache (about 2 bytes per key, summed over every store of the process); past the cache's
     // capacity they are kept anyway and data blocks get less room, as Kafka's stores keep theirs
     // in each table reader outside any budget.
@@ -43,12 +42,11 @@ pub(crate) fn options() -> Options {
     options.set_write_buffer_size(16 << 20);
     options.set_max_write_buffer_number(3);
     // Universal compaction, as Kafka's RocksDB stores: a Kafka Streams store is mostly updates of
-    // random keys, where leveled compaction rewrites the base level at every L0 compaction. Puts
-    // of 1 KiB values over 10^6 keys (`examples/put_rate.rs`, 12 s): leveled wrote 4.0 KiB to disk
-    // per put and stalled on flushes (the disk is the limit: the WAL is synced before each flush),
-    // universal 2.1 KiB per put, 1.3-1.5x the puts. Each level stays one sorted run, so a store
-    // written under leveled compaction opens unchanged. Gets lose 7-15% while compactions run and
-    // none once they settle (docs/profiles.md, "Puts of 1 KiB values").
+    // random keys, where leveled compaction rewrites the base level at every L0 compaction: it
+    // writes far more bytes to disk per put and stalls puts on flushes (the disk is the limit: the
+    // WAL is synced before each flush). Each level stays one sorted run, so a store written under
+    // leveled compaction opens unchanged. Gets are slower while compactions run, not once they
+    // settle (docs/profiles.md, "Puts of 1 KiB values", measured with `examples/put_rate.rs`).
     options.set_compaction_style(DBCompactionStyle::Universal);
     // No compression where data is young and rewritten soon (L0 and L1: flushes, the CPU a busy
     // 2-core host feels), LZ4 below, where compactions put their sorted runs and most bytes end up.
@@ -80,9 +78,8 @@ pub(crate) fn options() -> Options {
     // record, or a record's length garbled past the file's end: RocksDB drops such a "torn tail"
     // silently) is caught: its older version would replay the newer WALs over the data flushed in
     // between (`tests/damaged_files.rs`). RocksDB 11.12's log reader can loop forever on some
-    // garbled WAL records, in this check too (it was off for that from 2026-12-01 to 12-05): the
-    // open now checks every WAL file and sets damaged ones aside before RocksDB reads any
-    // (`corruption/wal.rs`).
+    // garbled WAL records, in this check too, so this check is safe only because the open checks
+    // every WAL file and sets damaged ones aside before RocksDB reads any (`corruption/wal.rs`).
     options.set_track_and_verify_wals(true);
     // RocksDB's own LOG stays in the store directory: warnings and errors only, at most two files
     // of 1 MiB (README, "Logs").

@@ -1,8 +1,8 @@
 //! The commit record of the secondary-store strategy (KIP-844): what a commit writes besides the
 //! temporary store's records, so that recovery can roll the commit forward. It lives in the
 //! `offsets` family under [`crate::offsets::COMMIT_RECORD_KEY`] while a commit copies in several
-//! writes; stores written before 2026-12 kept it in a file, `TXN-COMMIT`, which recovery still
-//! reads.
+//! writes; stores written by earlier versions may hold it in a file, `TXN-COMMIT`, which recovery
+//! still reads.
 //!
 //! Layout: `MAGIC`, generation (u64 BE), entry count (u32 BE), entries, CRC-32 of all preceding
 //! bytes (u32 BE). An entry is a kind byte and one or two length-prefixed (u32 BE) byte strings:

@@ -76,8 +76,8 @@ impl ValueFormat {
     }
 
     /// The format a store holding values without a recorded format is taken to be in when it is
-    /// opened in `self`: the one it was written in before formats were recorded (txn-rocksdb
-    /// 0.1 before 2026-12), which is `self` itself except for the headers formats, whose stores
+    /// opened in `self`: the one it was written in before formats were recorded, which is `self`
+    /// itself except for the headers formats, whose stores
     /// did not exist then: a key-value or window store with headers upgrades from a timestamped
     /// store (the DSL's format), a session store with headers from a plain one.
     pub fn unrecorded_predecessor(self) -> ValueFormat {

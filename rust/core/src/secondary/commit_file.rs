@@ -1,8 +1,9 @@
-//! The commit file `TXN-COMMIT` of stores written before 2026-12, read by recovery only.
+//! The commit file `TXN-COMMIT` of stores written by earlier versions (which ones:
+//! docs/history.md), read by recovery only.
 //!
 //! Those versions wrote a secondary-store commit's [`CommitRecord`] to this file before copying,
 //! and deleted it after. A store that crashed mid-commit under such a version still has it: the
-//! next open rolls that commit forward from it and deletes it. Commits now keep the record inside
+//! next open rolls that commit forward from it and deletes it. Commits keep the record inside
 //! RocksDB (`roll_forward.rs`), where it is ordered with the copy by the WAL: a file beside
 //! RocksDB could survive a power loss without its content, or outlive a damaged WAL's commits.
 

@@ -41,9 +41,9 @@ use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
 
 /// A spilled transaction of at least this many bytes of keys and values commits by ingestion;
 /// a smaller one is copied (`roll_forward`). The default spill size: every transaction that
-/// spilled under it ingests. Measured with `LARGE_TXN_MIB=20 LARGE_TXN_COMMIT=copy|ingest cargo
-/// test --release --workspace --test large_transaction` (1 KiB values, 2026-12-02): ingestion
-/// commits 20 MiB in 0.15 s where the copy takes 0.29-0.40 s, 256 MiB in 1.9 s against 7.6 s.
+/// spilled under it ingests. From this size on ingestion commits faster than the copy
+/// (docs/profiles.md, "Costs behind choices in the code"; docs/benchmarks.md, "Large
+/// secondary-store transactions").
 /// Below it (a spill size set lower) transactions may be small, and a commit by ingestion
 /// flushes every family: the copy is cheaper there.
 pub(crate) const INGEST_BYTES: u64 = 16 << 20;

@@ -194,9 +194,9 @@ fn delete_range(db: &Db, from: &[u8], to: &[u8], files_too: bool) -> Result<()> 
 }
 
 /// Recovery at open, whatever the strategy (a store may have been written with the other one):
-/// a commit in progress (its record in the store, or a commit file left by a version before
-/// 2026-12) rolls forward; then anything left in the temporary store is uncommitted and is thrown
-/// away.
+/// a commit in progress (its record in the store, or a commit file left by an earlier version,
+/// `commit_file.rs`) rolls forward; then anything left in the temporary store is uncommitted and
+/// is thrown away.
 pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
     let legacy = commit_file::read(&db.path)?;
     if let Some(record) = commit_in_progress(db)?.or(legacy) {
