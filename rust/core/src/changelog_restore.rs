@@ -23,7 +23,7 @@
 //! - Anything else that needs the restored records in RocksDB first writes the buffer and its
 //!   deferred offsets ([`RestoreBuffer::settle`]): reads (a standby's store may be queried),
 //!   commits with writes, write-through writes, restores of other kinds, checkpoints, closing.
-//!   Fewer than [`MIN_INGEST_BYTES`] are then written through the memtable as before
+//!   Fewer than [`MIN_INGEST_BYTES`] are then written through the memtable
 //!   (`Db::write_restored`): ingesting a small file costs more than it saves.
 //!
 //! Files are built in the store's `restore/` directory; one left by a crash before its ingestion

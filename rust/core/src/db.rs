@@ -261,7 +261,7 @@ impl Db {
         self.rocks.write_opt(&self.data_batch(writes), &without_wal()).map_err(|e| self.rocks_err(e))
     }
 
-    /// Writes the offsets of commits deferred during a restore by ingestion (`restore.rs`), after
+    /// Writes the offsets of commits deferred during a restore by ingestion (`changelog_restore.rs`), after
     /// the files holding the records they cover were ingested, and makes them durable the way
     /// those files are, in the MANIFEST after them: without the WAL, then one atomic flush of
     /// `data` and `offsets`, whose MANIFEST edit follows the ingestions' edits. The MANIFEST is a

@@ -126,9 +126,9 @@ pub(crate) struct RawEnv(pub(crate) *mut jni::sys::JNIEnv);
 
 /// Runs `f` as [`run`] does (panics caught, errors thrown as the same Java exceptions), but hands
 /// it the raw `JNIEnv` instead of going through `jni`'s per-call attachment bookkeeping (a
-/// thread-local guard level, pushed, checked and popped around every call), which took 6-8% of a
-/// get served from the memtable (`docs/profiles.md`). Only an error or a panic takes the `jni` path,
-/// to throw. Returns `on_error` to the JVM when it threw.
+/// thread-local guard level, pushed, checked and popped around every call), a measurable part of
+/// a get served from the memtable. Only an error or a panic takes the `jni` path, to throw.
+/// Returns `on_error` to the JVM when it threw.
 pub(crate) fn run_raw<'local, T>(
     env: &mut EnvUnowned<'local>,
     on_error: T,

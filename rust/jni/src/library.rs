@@ -23,7 +23,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeLib
 
 /// The library's version, the crate's: `NativeLibrary` refuses a library whose version is not its jar's.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeLibrary_nativeVersion<'l>(
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_LibraryVersion_nativeVersion<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
 ) -> JString<'l> {

@@ -114,7 +114,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
 
 /// Makes a running or later `upload` of the prepared snapshot stop before it writes a manifest.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_cancel<'l>(
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_PreparedSnapshot_cancel0<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     prepared_handle: jlong,
@@ -127,7 +127,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
 
 /// Frees the prepared snapshot (deleting its checkpoint if it was never sent).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_release<'l>(
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_PreparedSnapshot_free<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     prepared_handle: jlong,

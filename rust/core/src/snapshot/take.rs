@@ -316,8 +316,8 @@ impl Drop for Checkpoint {
 /// deleted yet is left for the next snapshot with a WARN, never failing this one: its name is
 /// unique, and its files are hard links, costing disk only once the store has compacted their
 /// data away. (Windows keeps the name of a deleted file that another handle holds open until that
-/// handle closes: under Wine, a link to a file the store itself has open stays listed, so its
-/// directory cannot be removed while the store is open.)
+/// handle closes: a link to a file the store itself has open stays listed, so its directory cannot
+/// be removed while the store is open.)
 fn remove_leftover_checkpoints(store_dir: &Path) -> Result<()> {
     let entries = std::fs::read_dir(store_dir).map_err(|e| local_err(store_dir, "listing the store's directory", e))?;
     for entry in entries {

@@ -60,7 +60,7 @@ final class LibraryExtraction {
      *     declares, or it cannot be written to the extraction directory
      */
     Path extract(String platform, String resource) throws Failure {
-        String fileName = System.mapLibraryName(NativeLibrary.LIBRARY_NAME);
+        String fileName = System.mapLibraryName(NativePlatform.LIBRARY_NAME);
         Path dir = null;
         try {
             Digest library;
@@ -120,7 +120,7 @@ final class LibraryExtraction {
             Path where = dir != null ? dir : host.overrideDir() != null ? host.overrideDir() : host.defaultExtractDir();
             throw new Failure("txn-rocksdb cannot extract its native library " + resource + " for platform " + platform
                 + " to " + where.toAbsolutePath() + " (" + e + "). If that directory is read-only (as /tmp can be in "
-                + "containers), point " + NativeLibrary.overrideSettingNames() + " at a writable directory code may "
+                + "containers), point " + LoaderHost.overrideSettingNames() + " at a writable directory code may "
                 + "be loaded from; ");
         }
     }
@@ -158,7 +158,7 @@ final class LibraryExtraction {
         privateDirectory = own;
         host.warn("txn-rocksdb: not extracting its native library to " + dir.toAbsolutePath() + ": " + unsafe
             + ". This JVM uses the private directory " + own + " instead (removed at exit); to choose the directory, "
-            + "set " + NativeLibrary.overrideSettingNames() + ".");
+            + "set " + LoaderHost.overrideSettingNames() + ".");
         return own;
     }
 

@@ -7,8 +7,8 @@ import java.nio.file.Path;
  * One attempt to load {@code libtxn_rocksdb_jni} on a {@link LoaderHost}: which library, in which
  * order, and the errors that say where it looked. First match wins:
  * <ol>
- *   <li>the override directory ({@value NativeLibrary#DIR_PROPERTY} system property, else the
- *       {@value NativeLibrary#DIR_ENV} environment variable) if it holds a file named
+ *   <li>the override directory ({@value LoaderHost#DIR_PROPERTY} system property, else the
+ *       {@value LoaderHost#DIR_ENV} environment variable) if it holds a file named
  *       {@code libtxn_rocksdb_jni.so} ({@code .dylib} on macOS): a library built by hand, e.g.
  *       for a platform the jar does not carry;</li>
  *   <li>{@code java.library.path} ({@link System#loadLibrary(String)});</li>
@@ -33,7 +33,7 @@ final class LibraryLoader {
 
     /** Loads a library as the class comment describes and checks its version; returns what was loaded. */
     String load() {
-        String fileName = System.mapLibraryName(NativeLibrary.LIBRARY_NAME);
+        String fileName = System.mapLibraryName(NativePlatform.LIBRARY_NAME);
         Path overrideDir = host.overrideDir();
         if (overrideDir != null && Files.isRegularFile(overrideDir.resolve(fileName))) {
             Path own = overrideDir.resolve(fileName).toAbsolutePath();
@@ -80,7 +80,7 @@ final class LibraryLoader {
             throw failure("txn-rocksdb extracted its native library " + resource + " to " + extracted
                 + " (verified against its SHA-256), but the JVM cannot load it from there: " + e.getMessage()
                 + ". If " + extracted.getParent() + " is on a file system mounted noexec (as /tmp often is in "
-                + "containers), point " + NativeLibrary.overrideSettingNames() + " at a directory code may be loaded "
+                + "containers), point " + LoaderHost.overrideSettingNames() + " at a directory code may be loaded "
                 + "from.", e);
         }
         String what = extracted + " (extracted from the jar's " + resource + ")";
@@ -95,14 +95,14 @@ final class LibraryLoader {
      */
     private String lookedFor(String platform, String fileName) {
         String override = host.overrideDir() == null
-            ? "no override directory is set (system property " + NativeLibrary.DIR_PROPERTY
-                + " or environment variable " + NativeLibrary.DIR_ENV + ")"
+            ? "no override directory is set (system property " + LoaderHost.DIR_PROPERTY
+                + " or environment variable " + LoaderHost.DIR_ENV + ")"
             : "the override directory " + host.overrideDir().toAbsolutePath() + " (" + host.overrideSource()
                 + ") holds no " + fileName;
         String releasePlatforms = String.join(", ", NativePlatform.RELEASE_PLATFORMS);
         return override + ", and java.library.path (" + System.getProperty("java.library.path") + ") holds no "
             + fileName + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory "
-            + "named by " + NativeLibrary.DIR_PROPERTY + " or " + NativeLibrary.DIR_ENV
+            + "named by " + LoaderHost.DIR_PROPERTY + " or " + LoaderHost.DIR_ENV
             + (platform == null
                 ? ". txn-rocksdb's release jar carries libraries for " + releasePlatforms + " only."
                 : ", or use txn-rocksdb's release jar: it carries libraries for " + releasePlatforms

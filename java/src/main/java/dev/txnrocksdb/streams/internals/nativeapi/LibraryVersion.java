@@ -76,4 +76,17 @@ final class LibraryVersion {
             super(message);
         }
     }
+
+    /**
+     * The loaded library's version: its Rust crate's ({@code CARGO_PKG_VERSION}).
+     *
+     * @throws UnsatisfiedLinkError if no library is loaded, or the loaded one has no such function
+     */
+    static String loadedVersion() {
+        return nativeVersion();
+    }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/library.rs)
+
+    private static native String nativeVersion();
 }

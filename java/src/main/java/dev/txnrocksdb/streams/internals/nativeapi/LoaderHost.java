@@ -12,6 +12,16 @@ import java.nio.file.attribute.UserPrincipal;
  * Files are not behind it: a test gives the host directories of its own to extract to.
  */
 interface LoaderHost {
+    /** System property naming the override directory (see {@link LibraryLoader}). */
+    String DIR_PROPERTY = "txn.rocksdb.native.dir";
+    /** Environment variable naming the override directory when {@link #DIR_PROPERTY} is not set. */
+    String DIR_ENV = "TXN_ROCKSDB_NATIVE_DIR";
+
+    /** How the override directory is set, for messages that tell the user to set it. */
+    static String overrideSettingNames() {
+        return "system property " + DIR_PROPERTY + " (or environment variable " + DIR_ENV + ")";
+    }
+
     String osName();
 
     String osArch();

@@ -14,9 +14,9 @@ import org.apache.kafka.streams.state.KeyValueIterator;
  * that crosses JNI once per chunk of entries rather than per entry. Entries are the store's keys as
  * stored (for window and session stores, Kafka's store keys) and their values.
  *
- * <p>Opened by a {@link NativeStore}, which tracks it: every chunk is read under the store's read
- * lock, and closing the store closes the iterator first, so the native iterator never outlives
- * the store that made it.
+ * <p>Opened by a native store, its {@link Owner}, which tracks it: every chunk is read under the
+ * store's read lock, and closing the store closes the iterator first, so the native iterator
+ * never outlives the store that made it.
  *
  * <p>Meant for one thread at a time, like Kafka's own store iterators; only {@link #close()} may
  * come from another thread (the store closing). After either close, {@link #hasNext()},
@@ -38,7 +38,22 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
         NativeLibrary.load();
     }
 
-    private final NativeStore owner;
+    /** What an iterator needs of the store that opened it and tracks it. */
+    interface Owner {
+        /** Enters a native call on the store (its read lock). Throws if the store is closed. */
+        void enter();
+
+        /** Leaves the native call {@link #enter()} entered. */
+        void leave();
+
+        /** The store's name, for messages. */
+        String storeName();
+
+        /** Its user closed the iterator: the store forgets it and frees it unless it did. */
+        void closed(NativeIterator iterator);
+    }
+
+    private final Owner owner;
     private final long iterator;
     /** Guards the native iterator: a fetch and a free never overlap. Taken after the store lock. */
     private final Object nativeLock = new Object();
@@ -52,7 +67,7 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     private boolean exhausted;
     private KeyValue<Bytes, byte[]> next;
 
-    NativeIterator(NativeStore owner, long iterator) {
+    NativeIterator(Owner owner, long iterator) {
         this.owner = owner;
         this.iterator = iterator;
     }
@@ -68,11 +83,11 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
                 return false;
             }
             int length;
-            owner.acquire();
+            owner.enter();
             try {
                 length = fetchChunk();
             } finally {
-                owner.release();
+                owner.leave();
             }
             if (length == 0) {
                 exhausted = true;
@@ -120,7 +135,7 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
         closed = true;
         chunk = null;
         next = null;
-        owner.iteratorClosed(this);
+        owner.closed(this);
     }
 
     /** Called by the owning store, under its write lock, when the store closes. */

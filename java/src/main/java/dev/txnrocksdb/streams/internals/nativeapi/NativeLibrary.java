@@ -14,16 +14,15 @@ package dev.txnrocksdb.streams.internals.nativeapi;
  *
  * <p>The first failure to load is kept and thrown again by every later call, so the error a store
  * supplier's constructor throws (suppliers load the library when created) is the one a stream
- * thread would see. Thread-safe; later calls return immediately. The natives stay in this class:
- * their JNI names carry its name, which {@code library.rs} exports.
+ * thread would see. Thread-safe; later calls return immediately.
  */
 public final class NativeLibrary {
     /** The name passed to {@link System#loadLibrary(String)}. */
-    public static final String LIBRARY_NAME = "txn_rocksdb_jni";
+    public static final String LIBRARY_NAME = NativePlatform.LIBRARY_NAME;
     /** System property naming the override directory (see {@link LibraryLoader}). */
-    public static final String DIR_PROPERTY = "txn.rocksdb.native.dir";
+    public static final String DIR_PROPERTY = LoaderHost.DIR_PROPERTY;
     /** Environment variable naming the override directory when {@link #DIR_PROPERTY} is not set. */
-    public static final String DIR_ENV = "TXN_ROCKSDB_NATIVE_DIR";
+    public static final String DIR_ENV = LoaderHost.DIR_ENV;
 
     private static final Object LOCK = new Object();
     private static volatile boolean loaded;
@@ -97,24 +96,7 @@ public final class NativeLibrary {
         return setMemoryBudget(blockCacheBytes, writeBufferBytes);
     }
 
-    /** How the override directory is set, for messages that tell the user to set it. */
-    static String overrideSettingNames() {
-        return "system property " + DIR_PROPERTY + " (or environment variable " + DIR_ENV + ")";
-    }
-
-    /**
-     * The loaded library's version ({@link LibraryVersion} checks it).
-     *
-     * @throws UnsatisfiedLinkError if no library is loaded, or the loaded one has no such function
-     */
-    static String loadedVersion() {
-        return nativeVersion();
-    }
-
     // ---------------------------------------------------------------- natives (rust/jni/src/library.rs)
 
     private static native boolean setMemoryBudget(long blockCacheBytes, long writeBufferBytes);
-
-    /** The loaded library's version: its Rust crate's ({@code CARGO_PKG_VERSION}). */
-    private static native String nativeVersion();
 }

@@ -15,6 +15,9 @@ import java.util.Locale;
  * stay those {@code scripts/platform.sh} and {@code scripts/build-native.sh} write.
  */
 final class NativePlatform {
+    /** The library's name: {@link System#mapLibraryName} gives its file name on each platform. */
+    static final String LIBRARY_NAME = "txn_rocksdb_jni";
+
     /**
      * The platforms txn-rocksdb's release jar carries a library for ({@code scripts/release.sh
      * --platforms=all}; README, "Platforms"). A jar built by {@code mvn install} carries only the
@@ -64,7 +67,7 @@ final class NativePlatform {
      * {@code /native/linux-x86_64/libtxn_rocksdb_jni.so}.
      */
     static String resourcePath(String platform) {
-        return "/native/" + platform + "/" + System.mapLibraryName(NativeLibrary.LIBRARY_NAME);
+        return "/native/" + platform + "/" + System.mapLibraryName(LIBRARY_NAME);
     }
 
     /**

@@ -170,9 +170,5 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     private static native byte[] upload(long handle, long preparedHandle, String storeId);
 
-    static native void cancel(long preparedHandle);
-
-    static native void release(long preparedHandle);
-
     private static native byte[] retain(long handle, long preparedHandle, String storeId, int keep);
 }

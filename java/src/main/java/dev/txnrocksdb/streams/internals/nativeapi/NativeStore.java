@@ -57,6 +57,28 @@ public abstract class NativeStore implements AutoCloseable {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
     private final Set<NativeIterator> openIterators = ConcurrentHashMap.newKeySet();
+    /** This store as its iterators see it (without widening what the store offers its callers). */
+    private final NativeIterator.Owner iteratorOwner = new NativeIterator.Owner() {
+        @Override
+        public void enter() {
+            acquire();
+        }
+
+        @Override
+        public void leave() {
+            release();
+        }
+
+        @Override
+        public String storeName() {
+            return NativeStore.this.storeName();
+        }
+
+        @Override
+        public void closed(NativeIterator iterator) {
+            iteratorClosed(iterator);
+        }
+    };
 
     /**
      * @param storeName the Kafka store name, used in exception messages
@@ -288,7 +310,7 @@ public abstract class NativeStore implements AutoCloseable {
      * closes it first. Called between {@link #acquire()} and {@link #release()}.
      */
     final NativeIterator track(long iterator) {
-        NativeIterator wrapper = new NativeIterator(this, iterator);
+        NativeIterator wrapper = new NativeIterator(iteratorOwner, iterator);
         openIterators.add(wrapper);
         return wrapper;
     }

@@ -11,6 +11,10 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  * {@link #close()} waits for the upload to return, then frees it and deletes the checkpoint.
  */
 public final class PreparedSnapshot implements AutoCloseable {
+    static {
+        NativeLibrary.load();
+    }
+
     private final long handle;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final AtomicBoolean open = new AtomicBoolean(true);
@@ -24,7 +28,7 @@ public final class PreparedSnapshot implements AutoCloseable {
         lock.readLock().lock();
         try {
             if (open.get()) {
-                NativeSnapshotLocation.cancel(handle);
+                cancel0(handle);
             }
         } finally {
             lock.readLock().unlock();
@@ -37,7 +41,7 @@ public final class PreparedSnapshot implements AutoCloseable {
         lock.writeLock().lock();
         try {
             if (open.compareAndSet(true, false)) {
-                NativeSnapshotLocation.release(handle);
+                free(handle);
             }
         } finally {
             lock.writeLock().unlock();
@@ -56,4 +60,10 @@ public final class PreparedSnapshot implements AutoCloseable {
     void release() {
         lock.readLock().unlock();
     }
+
+    // ---------------------------------------------------------------- natives (rust/jni/src/snapshot_location.rs)
+
+    private static native void cancel0(long handle);
+
+    private static native void free(long handle);
 }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  */
 final class SystemHost implements LoaderHost {
     /** The facade's logger: log settings that quiet or raise the loader's warnings name that class. */
-    private static final Logger LOG = LoggerFactory.getLogger(NativeLibrary.class);
+    private static final Logger LOG = LoggerFactory.getLogger("dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary");
 
     @Override
     public String osName() {
@@ -35,19 +35,19 @@ final class SystemHost implements LoaderHost {
 
     @Override
     public String overrideSource() {
-        if (notBlank(System.getProperty(NativeLibrary.DIR_PROPERTY))) {
-            return "system property " + NativeLibrary.DIR_PROPERTY;
+        if (notBlank(System.getProperty(LoaderHost.DIR_PROPERTY))) {
+            return "system property " + LoaderHost.DIR_PROPERTY;
         }
-        return notBlank(System.getenv(NativeLibrary.DIR_ENV)) ? "environment variable " + NativeLibrary.DIR_ENV : null;
+        return notBlank(System.getenv(LoaderHost.DIR_ENV)) ? "environment variable " + LoaderHost.DIR_ENV : null;
     }
 
     @Override
     public Path overrideDir() {
-        String property = System.getProperty(NativeLibrary.DIR_PROPERTY);
+        String property = System.getProperty(LoaderHost.DIR_PROPERTY);
         if (notBlank(property)) {
             return Paths.get(property);
         }
-        String env = System.getenv(NativeLibrary.DIR_ENV);
+        String env = System.getenv(LoaderHost.DIR_ENV);
         return notBlank(env) ? Paths.get(env) : null;
     }
 
@@ -64,12 +64,12 @@ final class SystemHost implements LoaderHost {
 
     @Override
     public InputStream resource(String path) {
-        return NativeLibrary.class.getResourceAsStream(path);
+        return SystemHost.class.getResourceAsStream(path);
     }
 
     @Override
     public void loadFromLibraryPath() {
-        System.loadLibrary(NativeLibrary.LIBRARY_NAME);
+        System.loadLibrary(NativePlatform.LIBRARY_NAME);
     }
 
     @Override
@@ -79,7 +79,7 @@ final class SystemHost implements LoaderHost {
 
     @Override
     public String nativeVersion() {
-        return NativeLibrary.loadedVersion();
+        return LibraryVersion.loadedVersion();
     }
 
     @Override
