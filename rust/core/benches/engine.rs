@@ -36,8 +36,10 @@
 //! (`OPERATIONS` also skips loading the stores of the operations left out, which a criterion
 //! filter would not.)
 
-use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput};
 use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -97,7 +99,9 @@ fn data() -> &'static Data {
                 .iter()
                 .map(|s| {
                     Strategy::parse(s).unwrap_or_else(|| {
-                        panic!("TXN_ROCKSDB_BENCH_STRATEGIES: unknown strategy '{s}' (indexed-batch or secondary-store)")
+                        panic!(
+                            "TXN_ROCKSDB_BENCH_STRATEGIES: unknown strategy '{s}' (indexed-batch or secondary-store)"
+                        )
                     })
                 })
                 .collect(),
@@ -222,7 +226,12 @@ fn scan(store: &KeyValueStore, range: Range) -> u64 {
 
 /// Kafka's `range(from, to)`: both ends inclusive.
 fn key_range(from: u64, length: u64) -> Range {
-    Range { from: Some(key(from).to_vec()), to: Some(key(from + length - 1).to_vec()), to_inclusive: true, ..Range::all() }
+    Range {
+        from: Some(key(from).to_vec()),
+        to: Some(key(from + length - 1).to_vec()),
+        to_inclusive: true,
+        ..Range::all()
+    }
 }
 
 /// `name=value` pairs as the JMH row's parameters (its `params`, without the store).
@@ -252,7 +261,10 @@ fn put(c: &mut Criterion) {
                 let mut sequence = Sequence(42);
                 let value = sequence.value(value_size as usize);
                 let mut puts = 0u64;
-                let id = BenchmarkId::new(strategy.name(), params(&[("commitEvery", commit_every), ("valueSize", value_size)]));
+                let id = BenchmarkId::new(
+                    strategy.name(),
+                    params(&[("commitEvery", commit_every), ("valueSize", value_size)]),
+                );
                 group.bench_function(id, |b| {
                     b.iter(|| {
                         store.put(&key(sequence.next_below(data.put_keys)), Some(&value)).unwrap();
@@ -283,13 +295,19 @@ fn get(c: &mut Criterion) {
             let mut sequence = Sequence(7);
             if hit {
                 group(c, "get").bench_function(BenchmarkId::new(strategy.name(), params(&[("staged", staged)])), |b| {
-                    b.iter(|| store.get_with(&key(sequence.next_below(data.keys)), false, |v| black_box(v.is_some())).unwrap())
+                    b.iter(|| {
+                        store.get_with(&key(sequence.next_below(data.keys)), false, |v| black_box(v.is_some())).unwrap()
+                    })
                 });
             }
             if miss {
                 assert!(store.get(&missing(data.keys / 2), false).unwrap().is_none(), "a key never written was found");
                 group(c, "getMiss").bench_function(strategy.name(), |b| {
-                    b.iter(|| store.get_with(&missing(sequence.next_below(data.keys)), false, |v| black_box(v.is_some())).unwrap())
+                    b.iter(|| {
+                        store
+                            .get_with(&missing(sequence.next_below(data.keys)), false, |v| black_box(v.is_some()))
+                            .unwrap()
+                    })
                 });
             }
         }

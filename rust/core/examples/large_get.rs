@@ -13,8 +13,6 @@ use common::{key, Rng};
 use std::time::{Duration, Instant};
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
-
-
 fn files(dir: &std::path::Path) -> Vec<(String, u64)> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -72,7 +70,12 @@ fn main() {
         }
     }
     let total: u64 = last.iter().map(|f| f.1).sum();
-    eprintln!("{mode}: {} sst files, {:.1} MB: {:?}", last.len(), total as f64 / 1e6, last.iter().map(|f| f.1 / 1_000_000).collect::<Vec<_>>());
+    eprintln!(
+        "{mode}: {} sst files, {:.1} MB: {:?}",
+        last.len(),
+        total as f64 / 1e6,
+        last.iter().map(|f| f.1 / 1_000_000).collect::<Vec<_>>()
+    );
     for round in 0..rounds {
         let started = Instant::now();
         let mut found = 0u64;

@@ -19,8 +19,6 @@ use txn_rocksdb::{KeyValueStore, StoreOptions, Strategy, TopicPartition};
 
 const KEYS: u64 = 100_000;
 
-
-
 fn tp() -> TopicPartition {
     TopicPartition { topic: "changelog".into(), partition: 0 }
 }

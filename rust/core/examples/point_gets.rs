@@ -123,12 +123,7 @@ fn main() {
         .filter(|e| e.path().extension().is_some_and(|x| x == "sst"))
         .map(|e| e.metadata().unwrap().len())
         .collect();
-    eprintln!(
-        "settled in {:?}: {} SST files, {} MB",
-        settle.elapsed(),
-        ssts.len(),
-        ssts.iter().sum::<u64>() >> 20
-    );
+    eprintln!("settled in {:?}: {} SST files, {} MB", settle.elapsed(), ssts.len(), ssts.iter().sum::<u64>() >> 20);
     // warm up
     let warm = Instant::now();
     while warm.elapsed() < Duration::from_secs(2) {

@@ -15,8 +15,8 @@ mod tuning;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
-use txn_rocksdb::stats::Stat;
 use tuning::tuning_from_env;
+use txn_rocksdb::stats::Stat;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 const KEYS: u64 = 1_000_000;
@@ -24,10 +24,7 @@ const KEYS: u64 = 1_000_000;
 /// Bytes this process has caused to be written to storage (Linux), or 0 where unknown.
 fn disk_bytes_written() -> u64 {
     let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
-    io.lines()
-        .find_map(|line| line.strip_prefix("write_bytes: "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0)
+    io.lines().find_map(|line| line.strip_prefix("write_bytes: ")).and_then(|n| n.trim().parse().ok()).unwrap_or(0)
 }
 
 /// Counts the reasons in RocksDB's LOG files for holding writes back.

@@ -55,7 +55,12 @@ struct Reads {
     gets: Duration,
 }
 
-fn reads<'a>(db: &'a DB, cf: &dyn Fn(u64) -> Option<&'a rust_rocksdb::ColumnFamily>, per_segment: u64, prefixed: bool) -> Reads {
+fn reads<'a>(
+    db: &'a DB,
+    cf: &dyn Fn(u64) -> Option<&'a rust_rocksdb::ColumnFamily>,
+    per_segment: u64,
+    prefixed: bool,
+) -> Reads {
     let start = Instant::now();
     let mut scanned = 0;
     for s in 1..SEGMENTS {

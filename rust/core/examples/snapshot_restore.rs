@@ -54,7 +54,8 @@ fn main() {
         let target = dir.join(format!("restored-{round}"));
         let _ = std::fs::remove_dir_all(&target);
         let started = Instant::now();
-        let restored = snapshot::restore_newest(&location, "s", &target, &changelog, RestoreBudget::default()).unwrap().unwrap();
+        let restored =
+            snapshot::restore_newest(&location, "s", &target, &changelog, RestoreBudget::default()).unwrap().unwrap();
         let download = started.elapsed();
         let bytes: u64 = restored.manifest.files.iter().map(|f| f.size).sum();
         let opened = Instant::now();

@@ -12,7 +12,7 @@
 //! strategy and the ratio secondary-store / indexed-batch.
 
 use std::time::Instant;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 const VALUE: [u8; 100] = [7; 100];
 const COMMIT_EVERY: u64 = 1_000;

@@ -119,7 +119,11 @@ impl RestoreBuffer {
     }
 
     /// Appends restored records to the buffer, and writes it if it is full.
-    pub(crate) fn restore<'a>(&self, db: &Db, records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>) -> Result<()> {
+    pub(crate) fn restore<'a>(
+        &self,
+        db: &Db,
+        records: impl IntoIterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+    ) -> Result<()> {
         let mut buffered = lock(&self.buffered);
         if buffered.arena.capacity() == 0 {
             // once, so the arena never grows past the limit by doubling (pages are taken as used)
@@ -263,14 +267,18 @@ fn prefix(key: &[u8]) -> u64 {
 pub(crate) fn remove_leftovers(db: &Arc<Db>) -> Result<()> {
     let dir = db.path.join(RESTORE_DIR);
     match std::fs::remove_dir_all(&dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", dir.display()), e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(db.err_from(&format!("deleting {}", dir.display()), e))
+        }
         _ => Ok(()),
     }
 }
 
 fn remove_file(db: &Db, path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", path.display()), e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(db.err_from(&format!("deleting {}", path.display()), e))
+        }
         _ => Ok(()),
     }
 }
@@ -282,11 +290,18 @@ mod tests {
     #[test]
     fn the_last_write_of_each_key_in_key_order() {
         let mut buffered = Buffered::default();
-        for (key, value) in [(&b"b"[..], Some(&b"1"[..])), (b"a", Some(b"2")), (b"b", None), (b"c", Some(b"3")), (b"a", Some(b"4"))] {
+        for (key, value) in
+            [(&b"b"[..], Some(&b"1"[..])), (b"a", Some(b"2")), (b"b", None), (b"c", Some(b"3")), (b"a", Some(b"4"))]
+        {
             let start = buffered.arena.len();
             buffered.arena.extend_from_slice(key);
             buffered.arena.extend_from_slice(value.unwrap_or_default());
-            buffered.entries.push((super::prefix(key), start, key.len() as u32, value.map_or(super::DELETE, |v| v.len() as u32)));
+            buffered.entries.push((
+                super::prefix(key),
+                start,
+                key.len() as u32,
+                value.map_or(super::DELETE, |v| v.len() as u32),
+            ));
         }
         let last: Vec<(&[u8], Option<&[u8]>)> =
             buffered.last_writes().iter().map(|entry| (buffered.key(entry), buffered.value(entry))).collect();

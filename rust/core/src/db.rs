@@ -11,8 +11,8 @@ use crate::offsets::{self, TopicPartition};
 use crate::options::{self, Opening, DATA_CF, OFFSETS_CF, TXN_CF};
 use crate::tuning::Tuning;
 use rust_rocksdb::{
-    ColumnFamily, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode, FlushOptions, Options, ReadOptions, SnapshotWithThreadMode,
-    WriteBatch, WriteOptions, DB,
+    ColumnFamily, DBCompressionType, DBPinnableSlice, DBRawIteratorWithThreadMode, FlushOptions, Options, ReadOptions,
+    SnapshotWithThreadMode, WriteBatch, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -217,7 +217,9 @@ impl Db {
     /// Flushes every family's memtables in one atomic flush: everything written so far is then in
     /// synced SST files, whatever the WAL keeps (`secondary/ingest.rs`).
     pub(crate) fn flush_all(&self) -> Result<()> {
-        self.rocks.flush_cfs_opt(&[self.data(), self.offsets(), self.txn()], &FlushOptions::default()).map_err(|e| self.rocks_err(e))
+        self.rocks
+            .flush_cfs_opt(&[self.data(), self.offsets(), self.txn()], &FlushOptions::default())
+            .map_err(|e| self.rocks_err(e))
     }
 
     /// A RocksDB checkpoint of the instance in `dir` (which must not exist, on the same file

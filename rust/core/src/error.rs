@@ -66,7 +66,11 @@ impl Error {
     /// A storage failure caused by `source` (an I/O or RocksDB error) while doing `context` (empty:
     /// the source says it all).
     pub(crate) fn storage(path: &Path, context: &str, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        Error::Storage { path: path.display().to_string(), message: context.to_string(), source: Some(Arc::new(source)) }
+        Error::Storage {
+            path: path.display().to_string(),
+            message: context.to_string(),
+            source: Some(Arc::new(source)),
+        }
     }
 
     /// A storage failure the engine found itself (no error underneath).
@@ -134,7 +138,9 @@ fn with_message(f: &mut fmt::Formatter<'_>, prefix: fmt::Arguments<'_>, message:
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Storage { path, message, .. } => with_message(f, format_args!("RocksDB error in store {path}"), message),
+            Error::Storage { path, message, .. } => {
+                with_message(f, format_args!("RocksDB error in store {path}"), message)
+            }
             Error::InvalidArgument(m) => f.write_str(m),
             Error::Closed(m) => f.write_str(m),
             Error::CorruptedWal { path, message, last_consistent_offsets } => write!(

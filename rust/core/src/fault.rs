@@ -110,7 +110,10 @@ mod imp {
                     *left -= 1;
                     if *left == 0 {
                         *armed_error = None;
-                        return Err(Error::storage_found(std::path::Path::new(""), format!("injected failure at {name}")));
+                        return Err(Error::storage_found(
+                            std::path::Path::new(""),
+                            format!("injected failure at {name}"),
+                        ));
                     }
                 }
             }

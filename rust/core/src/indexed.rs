@@ -7,11 +7,11 @@
 
 use crate::batch::{self, Batch, BatchChunks};
 use crate::db::{Db, Write};
-use crate::options::DATA_CF;
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};
 use crate::offsets::OffsetWrites;
+use crate::options::DATA_CF;
 use crate::staging::{lock, Staging};
 use std::sync::{Arc, Mutex};
 

@@ -7,8 +7,8 @@
 //! the bounds and resumes after the last key returned.
 
 use crate::db::{Db, RawIterator, Snapshot};
-use crate::options::DATA_CF;
 use crate::error::{Error, Result};
+use crate::options::DATA_CF;
 use rust_rocksdb::ReadOptions;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -111,7 +111,12 @@ impl RangeIter {
     /// Calls `emit(key, value)` for up to `max_entries` further entries, stopping early once
     /// `max_bytes` of keys and values were emitted (but always emitting at least one entry if any
     /// is left). Returns how many were emitted; 0 means the iterator is exhausted.
-    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
+    pub fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        mut emit: impl FnMut(&[u8], &[u8]),
+    ) -> Result<usize> {
         self.next_chunk_filtered(max_entries, max_bytes, |key, value| {
             emit(key, value);
             true
@@ -308,7 +313,9 @@ impl Walk {
 
     /// The upper bound is exclusive; seek_for_prev may land on it exactly.
     fn skip_upper_edge(&self, cursor: &mut (impl Cursor + ?Sized)) {
-        while self.reverse && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|upper| key >= upper)) {
+        while self.reverse
+            && cursor.entry().is_some_and(|(key, _)| self.upper_excl.as_deref().is_some_and(|upper| key >= upper))
+        {
             cursor.prev();
         }
     }

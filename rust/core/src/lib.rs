@@ -19,10 +19,10 @@
 //! This crate has no JNI: everything is testable with `cargo test`.
 
 mod any_store;
-mod corruption;
-mod db;
 mod batch;
 mod changelog_restore;
+mod corruption;
+mod db;
 mod direct;
 mod durable;
 mod error;
@@ -34,8 +34,8 @@ mod offsets;
 mod options;
 mod secondary;
 pub mod segmented;
-pub mod snapshot;
 pub mod session;
+pub mod snapshot;
 mod staging;
 pub mod stats;
 mod store;
@@ -45,10 +45,10 @@ pub mod versioned;
 pub mod window;
 
 pub use any_store::AnyStore;
+pub use corruption::CorruptionPolicy;
 pub use db::Write;
 pub use error::{Cause, Error, ErrorKind, Report, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
-pub use corruption::CorruptionPolicy;
 pub use store::{KeyValueStore, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
 pub use value_format::ValueFormat;

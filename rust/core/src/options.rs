@@ -7,8 +7,8 @@ use crate::memory;
 use crate::tuning::Tuning;
 use rust_rocksdb::statistics::StatsLevel;
 use rust_rocksdb::{
-    BlockBasedIndexType, BlockBasedOptions, BlockBasedPinningTier, ColumnFamilyDescriptor, DBCompactionStyle, DBCompressionType,
-    DBRecoveryMode, LogLevel, Options, DB,
+    BlockBasedIndexType, BlockBasedOptions, BlockBasedPinningTier, ColumnFamilyDescriptor, DBCompactionStyle,
+    DBCompressionType, DBRecoveryMode, LogLevel, Options, DB,
 };
 use std::path::Path;
 
@@ -118,6 +118,7 @@ impl Opening<'_> {
     }
 
     fn families(&self) -> [ColumnFamilyDescriptor; 3] {
-        [DATA_CF, OFFSETS_CF, TXN_CF].map(|name| ColumnFamilyDescriptor::new(name, self.tuning.apply(self.path, options())))
+        [DATA_CF, OFFSETS_CF, TXN_CF]
+            .map(|name| ColumnFamilyDescriptor::new(name, self.tuning.apply(self.path, options())))
     }
 }

@@ -11,9 +11,9 @@
 //! `segId(streamTime - retention)` is dropped; reads only see entries whose timestamp is at least
 //! `streamTime - retention + 1` (the caller applies that per-record filter).
 
+use crate::db::Write;
 use crate::error::{Error, Result};
 use crate::iter::{Range, RangeIter, Step};
-use crate::db::Write;
 use crate::store::{KeyValueStore, StoreOptions};
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -227,16 +227,15 @@ impl SegmentedStore {
             })
             .collect();
         let expiry = self.expiry(stream_time);
-        let writes = expiry
-            .iter()
-            .map(|(from, to)| Write::DeleteRange(from, to))
-            .chain(records.iter().zip(&keys).filter_map(|((_, _, value), key)| {
+        let writes = expiry.iter().map(|(from, to)| Write::DeleteRange(from, to)).chain(
+            records.iter().zip(&keys).filter_map(|((_, _, value), key)| {
                 let key = key.as_deref()?;
                 Some(match value {
                     Some(value) => Write::Put(key, value),
                     None => Write::Delete(key),
                 })
-            }));
+            }),
+        );
         self.store.restore_writes(writes)
     }
 
@@ -382,14 +381,24 @@ impl SegmentIter {
             Some(upper) => (Some(prefixed(self.last, upper)), true),
             None => (self.last.checked_add(1).map(|above| segment_prefix(above).to_vec()), false),
         };
-        Range { from: Some(from), to, to_inclusive, reverse: self.scan.reverse, committed_only: self.scan.committed_only }
+        Range {
+            from: Some(from),
+            to,
+            to_inclusive,
+            reverse: self.scan.reverse,
+            committed_only: self.scan.committed_only,
+        }
     }
 
     /// The segment to read after `segment` given the key the iterator stopped at (in the next
     /// segment that holds anything, or further in the current one), if the scan covers it.
     fn next_segment(&self, segment: i64, stopped_in: i64) -> Option<i64> {
         let next = if self.scan.reverse {
-            if stopped_in < segment { stopped_in } else { segment.checked_sub(1)? }
+            if stopped_in < segment {
+                stopped_in
+            } else {
+                segment.checked_sub(1)?
+            }
         } else if stopped_in > segment {
             stopped_in
         } else {
@@ -477,7 +486,12 @@ impl FilteredIter {
 
     /// Emits up to `max_entries` entries (roughly `max_bytes`) as `(store key, value)`; 0 means
     /// exhausted.
-    pub fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, mut emit: impl FnMut(&[u8], &[u8])) -> Result<usize> {
+    pub fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        mut emit: impl FnMut(&[u8], &[u8]),
+    ) -> Result<usize> {
         let Some(segments) = self.segments.as_mut() else { return Ok(0) };
         let keep = &self.keep;
         segments.next_chunk(max_entries, max_bytes, |store_key, value| {

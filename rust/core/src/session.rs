@@ -5,7 +5,9 @@
 //! and restore keys match the built-in store byte for byte.
 
 use crate::error::Result;
-use crate::segmented::{with_segment_timestamps, FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedStore};
+use crate::segmented::{
+    with_segment_timestamps, FilteredIter, PutOutcome, SegmentOptions, SegmentScan, SegmentedStore,
+};
 use crate::store::StoreOptions;
 use std::path::Path;
 
@@ -72,7 +74,9 @@ impl SessionStore {
         let scan_at = move |latest_end: i64| {
             let max_suffix = [&latest_end.to_be_bytes()[..], &latest_start.to_be_bytes()].concat();
             let (lower, upper) = match (&from, &to) {
-                (Some(from), Some(to)) if from == to => (Some(store_key(from, 0, earliest.max(0))), Some(store_key(to, latest_start, latest_end))),
+                (Some(from), Some(to)) if from == to => {
+                    (Some(store_key(from, 0, earliest.max(0))), Some(store_key(to, latest_start, latest_end)))
+                }
                 (from, to) => (
                     from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
                     to.as_ref().map(|to| upper_range(to, &max_suffix)),
@@ -98,7 +102,9 @@ impl SessionStore {
     /// `findSessions(earliestEnd, latestEnd)`. Order is the engine's (segment, key, end, start);
     /// callers that need Kafka's (end, start, key) order sort the (bounded) result.
     pub fn find_by_end(&self, earliest_end: i64, latest_end: i64, committed_only: bool) -> SessionIter {
-        let keep = move |store_key: &[u8]| split_store_key(store_key).is_some_and(|(_, _, end)| end >= earliest_end && end <= latest_end);
+        let keep = move |store_key: &[u8]| {
+            split_store_key(store_key).is_some_and(|(_, _, end)| end >= earliest_end && end <= latest_end)
+        };
         if latest_end < earliest_end {
             return FilteredIter::new(None, keep);
         }

@@ -8,8 +8,8 @@
 //! values are [`UNAVAILABLE`].
 
 use crate::db::Db;
-use crate::options::{DATA_CF, OFFSETS_CF, TXN_CF};
 use crate::memory;
+use crate::options::{DATA_CF, OFFSETS_CF, TXN_CF};
 use std::sync::atomic::Ordering;
 
 /// The value of a statistic the store does not collect (RocksDB statistics turned off).
@@ -146,8 +146,14 @@ pub(crate) fn read(db: &Db, uncommitted_bytes: u64) -> Vec<i64> {
     set(Stat::LiveSstFilesSize, sum("rocksdb.live-sst-files-size"));
     set(Stat::TotalSstFilesSize, sum("rocksdb.total-sst-files-size"));
     set(Stat::EstimatePendingCompactionBytes, sum("rocksdb.estimate-pending-compaction-bytes"));
-    set(Stat::NumRunningCompactions, db.rocks.property_int_value("rocksdb.num-running-compactions").ok().flatten().unwrap_or(0));
-    set(Stat::NumRunningFlushes, db.rocks.property_int_value("rocksdb.num-running-flushes").ok().flatten().unwrap_or(0));
+    set(
+        Stat::NumRunningCompactions,
+        db.rocks.property_int_value("rocksdb.num-running-compactions").ok().flatten().unwrap_or(0),
+    );
+    set(
+        Stat::NumRunningFlushes,
+        db.rocks.property_int_value("rocksdb.num-running-flushes").ok().flatten().unwrap_or(0),
+    );
     set(Stat::NumberOpenFiles, (0..7).map(|level| sum(&format!("rocksdb.num-files-at-level{level}"))).sum());
     let budget = memory::shared();
     set(Stat::BlockCacheCapacity, budget.cache.get_capacity() as u64);
@@ -156,7 +162,8 @@ pub(crate) fn read(db: &Db, uncommitted_bytes: u64) -> Vec<i64> {
     set(Stat::UncommittedBytes, uncommitted_bytes);
     set(
         Stat::TemporaryStoreBytes,
-        family_property(db, TXN_CF, "rocksdb.cur-size-all-mem-tables") + family_property(db, TXN_CF, "rocksdb.total-sst-files-size"),
+        family_property(db, TXN_CF, "rocksdb.cur-size-all-mem-tables")
+            + family_property(db, TXN_CF, "rocksdb.total-sst-files-size"),
     );
     set(Stat::RollForwards, recovery.rolled_forward.load(Ordering::Relaxed));
     set(Stat::Rollbacks, recovery.rolled_back.load(Ordering::Relaxed));
@@ -190,7 +197,8 @@ mod tests {
 
     #[test]
     fn ticker_counts_are_read_from_the_statistics_dump() {
-        let dump = "rocksdb.block.cache.miss COUNT : 7\nrocksdb.bytes.written COUNT : 1234\nrocksdb.bytes.read COUNT : 5\n";
+        let dump =
+            "rocksdb.block.cache.miss COUNT : 7\nrocksdb.bytes.written COUNT : 1234\nrocksdb.bytes.read COUNT : 5\n";
         assert_eq!(ticker_count(dump, "rocksdb.bytes.written"), Some(1234));
         assert_eq!(ticker_count(dump, "rocksdb.bytes.read"), Some(5));
         assert_eq!(ticker_count(dump, "rocksdb.block.cache"), None);

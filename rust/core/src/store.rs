@@ -3,6 +3,7 @@
 //! strategy shares lives here: opening (which is recovery), committed offsets and position,
 //! restore from the changelog, and the read-modify-write operations built on get and put.
 
+use crate::changelog_restore::{self, RestoreBuffer};
 use crate::corruption::{self, CorruptionPolicy};
 use crate::db::{Db, Write};
 use crate::direct::Direct;
@@ -11,9 +12,8 @@ use crate::fault;
 use crate::indexed::IndexedBatch;
 use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
-use crate::changelog_restore::{self, RestoreBuffer};
-use crate::secondary::{self, TempStore};
 pub use crate::secondary::DEFAULT_SPILL_BYTES;
+use crate::secondary::{self, TempStore};
 use crate::staging::{lock, Staging};
 use crate::value_format::{self, ValueFormat};
 use std::path::Path;
@@ -136,7 +136,11 @@ impl Drop for Shared {
     fn drop(&mut self) {
         // What a restore buffered reaches RocksDB at close, as restored records always did.
         if let Err(e) = self.restore.settle(&self.db) {
-            log::warn!("store {}: writing the restored records at close failed: {}", self.db.path.display(), e.report());
+            log::warn!(
+                "store {}: writing the restored records at close failed: {}",
+                self.db.path.display(),
+                e.report()
+            );
         }
     }
 }
@@ -175,10 +179,20 @@ impl KeyValueStore {
         let staging = match (options.transactional, options.strategy) {
             (false, _) => ChosenStaging::Direct(Direct::new(db.clone())),
             (true, Strategy::IndexedBatch) => ChosenStaging::Indexed(IndexedBatch::new(db.clone())),
-            (true, Strategy::SecondaryStore) => ChosenStaging::Secondary(TempStore::new(db.clone(), options.spill_bytes)),
+            (true, Strategy::SecondaryStore) => {
+                ChosenStaging::Secondary(TempStore::new(db.clone(), options.spill_bytes))
+            }
         };
         log::debug!("opened store {} ({options:?})", db.path.display());
-        Ok(KeyValueStore { shared: Arc::new(Shared { staging, db, options, commit_gate: Mutex::new(()), restore: RestoreBuffer::new() }) })
+        Ok(KeyValueStore {
+            shared: Arc::new(Shared {
+                staging,
+                db,
+                options,
+                commit_gate: Mutex::new(()),
+                restore: RestoreBuffer::new(),
+            }),
+        })
     }
 
     /// The options the store was opened with.

@@ -50,9 +50,9 @@ fn pairs(options: &str) -> Result<Vec<(String, String)>> {
         if part.is_empty() {
             return Ok(());
         }
-        let (key, value) = part
-            .split_once('=')
-            .ok_or_else(|| Error::InvalidArgument(format!("'{part}' is not key=value in RocksDB options '{options}'")))?;
+        let (key, value) = part.split_once('=').ok_or_else(|| {
+            Error::InvalidArgument(format!("'{part}' is not key=value in RocksDB options '{options}'"))
+        })?;
         out.push((key.trim().to_string(), value.trim().to_string()));
         Ok(())
     };
@@ -60,7 +60,9 @@ fn pairs(options: &str) -> Result<Vec<(String, String)>> {
         match c {
             '{' => depth += 1,
             '}' => {
-                depth = depth.checked_sub(1).ok_or_else(|| Error::InvalidArgument(format!("unbalanced '}}' in RocksDB options '{options}'")))?
+                depth = depth
+                    .checked_sub(1)
+                    .ok_or_else(|| Error::InvalidArgument(format!("unbalanced '}}' in RocksDB options '{options}'")))?
             }
             ';' if depth == 0 => {
                 push(&options[start..i])?;
@@ -79,7 +81,9 @@ fn pairs(options: &str) -> Result<Vec<(String, String)>> {
 fn check_keys(options: &str) -> Result<()> {
     for (key, value) in pairs(options)? {
         if let Some((_, why)) = FORBIDDEN.iter().find(|(forbidden, _)| *forbidden == key) {
-            return Err(Error::InvalidArgument(format!("RocksDB option '{key}' cannot be changed for txn-rocksdb stores: {why}")));
+            return Err(Error::InvalidArgument(format!(
+                "RocksDB option '{key}' cannot be changed for txn-rocksdb stores: {why}"
+            )));
         }
         if NESTED.contains(&key.as_str()) {
             let inner = value.strip_prefix('{').and_then(|v| v.strip_suffix('}')).unwrap_or(&value);
@@ -148,7 +152,10 @@ mod tests {
         let e = validate("write_buffer_size=1048576;atomic_flush=false").unwrap_err().to_string();
         assert!(e.contains("'atomic_flush' cannot be changed") && e.contains("crash safety"), "{e}");
         let e = validate("block_based_table_factory={block_cache=1073741824}").unwrap_err().to_string();
-        assert!(e.contains("'block_cache' cannot be changed") && e.contains("txn.rocksdb.memory.block.cache.bytes"), "{e}");
+        assert!(
+            e.contains("'block_cache' cannot be changed") && e.contains("txn.rocksdb.memory.block.cache.bytes"),
+            "{e}"
+        );
         assert!(validate("manual_wal_flush=false").is_err());
     }
 

@@ -14,8 +14,8 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use crate::fault;
 use rust_rocksdb::{ReadOptions, WriteBatch};
-use txn_rocksdb_format::value_format::{upgrade_prefix, Upgrade, UPGRADE_KEY, VALUE_FORMAT_KEY};
 pub use txn_rocksdb_format::value_format::ValueFormat;
+use txn_rocksdb_format::value_format::{upgrade_prefix, Upgrade, UPGRADE_KEY, VALUE_FORMAT_KEY};
 
 /// Entries are upgraded in writes of about this many bytes.
 const UPGRADE_BATCH_BYTES: usize = 4 << 20;
@@ -60,7 +60,12 @@ pub(crate) fn open_in(db: &Db, format: ValueFormat) -> Result<ValueFormat> {
             from.name()
         )));
     }
-    log::info!("store {}: upgrading its values from the {} format to the {} format", db.path.display(), from.name(), format.name());
+    log::info!(
+        "store {}: upgrading its values from the {} format to the {} format",
+        db.path.display(),
+        from.name(),
+        format.name()
+    );
     upgrade_from(db, Upgrade { from, to: format, next_key: Vec::new() })?;
     Ok(from)
 }

@@ -268,7 +268,14 @@ impl VersionedStore {
 
     /// The versions of `key` valid at some time in `[from, to]` (`validFrom <= to` and
     /// `validTo > from`), oldest first when `ascending` (Kafka's `MultiVersionedKeyQuery`).
-    pub fn versions(&self, key: &[u8], from: i64, to: i64, ascending: bool, committed_only: bool) -> Result<Vec<VersionedRecord>> {
+    pub fn versions(
+        &self,
+        key: &[u8],
+        from: i64,
+        to: i64,
+        ascending: bool,
+        committed_only: bool,
+    ) -> Result<Vec<VersionedRecord>> {
         let state = self.lock();
         let latest = self.latest(key, committed_only)?.filter(|latest| latest.timestamp <= to);
         if to < self.history_start(state.observed_stream_time) {
@@ -291,7 +298,11 @@ impl VersionedStore {
             let mut found: Vec<VersionedRecord> = row
                 .overlapping(from, to)
                 .into_iter()
-                .map(|f| VersionedRecord { value: f.value.unwrap_or_default().to_vec(), timestamp: f.valid_from, valid_to: Some(f.valid_to) })
+                .map(|f| VersionedRecord {
+                    value: f.value.unwrap_or_default().to_vec(),
+                    timestamp: f.valid_from,
+                    valid_to: Some(f.valid_to),
+                })
                 .collect();
             if ascending {
                 found.reverse();

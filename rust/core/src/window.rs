@@ -11,8 +11,8 @@ use crate::segmented::{
 use crate::store::StoreOptions;
 use std::path::Path;
 
-pub use txn_rocksdb_format::window_key::{split_store_key, store_key, SUFFIX_LEN};
 use txn_rocksdb_format::window_key::upper_range;
+pub use txn_rocksdb_format::window_key::{split_store_key, store_key, SUFFIX_LEN};
 
 /// Which windows a fetch covers. Key bounds are inclusive; `None` is open.
 #[derive(Debug, Clone, Default)]
@@ -88,13 +88,16 @@ impl WindowStore {
         if query.time_to < earliest {
             return FilteredIter::new(None, keep);
         }
-        let (from, to, time_to, reverse, committed_only) = (query.key_from, query.key_to, query.time_to, query.reverse, query.committed_only);
+        let (from, to, time_to, reverse, committed_only) =
+            (query.key_from, query.key_to, query.time_to, query.reverse, query.committed_only);
         // no window starts after `latest`: the bound keeps the scan off longer keys
         let scan_at = move |latest: i64| {
             let latest_start = time_to.min(latest);
             let max_suffix = [&latest_start.to_be_bytes()[..], &i32::MAX.to_be_bytes()].concat();
             let (lower, upper) = match (&from, &to) {
-                (Some(from), Some(to)) if from == to => (Some(store_key(from, earliest.max(0), 0)), Some(store_key(to, latest_start, i32::MAX))),
+                (Some(from), Some(to)) if from == to => {
+                    (Some(store_key(from, earliest.max(0), 0)), Some(store_key(to, latest_start, i32::MAX)))
+                }
                 (from, to) => (
                     from.as_ref().map(|from| [&from[..], &[0u8; SUFFIX_LEN]].concat()),
                     to.as_ref().map(|to| upper_range(to, &max_suffix)),

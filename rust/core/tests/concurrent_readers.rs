@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 const KEYS: u32 = 2_000;
 
@@ -22,7 +22,9 @@ fn uniform(entries: &[(Vec<u8>, Vec<u8>)]) -> Result<Option<u64>, String> {
         let n: u64 = std::str::from_utf8(v).unwrap().parse().unwrap();
         match seen {
             None => seen = Some(n),
-            Some(s) if s != n => return Err(format!("key {} holds transaction {n}, another key {s}", String::from_utf8_lossy(k))),
+            Some(s) if s != n => {
+                return Err(format!("key {} holds transaction {n}, another key {s}", String::from_utf8_lossy(k)))
+            }
             _ => {}
         }
     }
@@ -34,7 +36,9 @@ fn readers_never_see_half_a_commit() {
     // many copy batches per commit (2,000 records of ~20 bytes)
     std::env::set_var("TXN_ROCKSDB_COPY_BATCH_BYTES", "256");
     // secondary-store twice: commits by copy, then by ingestion (`secondary/ingest.rs`)
-    for (strategy, ingest) in [(Strategy::IndexedBatch, false), (Strategy::SecondaryStore, false), (Strategy::SecondaryStore, true)] {
+    for (strategy, ingest) in
+        [(Strategy::IndexedBatch, false), (Strategy::SecondaryStore, false), (Strategy::SecondaryStore, true)]
+    {
         if ingest {
             std::env::set_var("TXN_ROCKSDB_INGEST_BYTES", "1");
         }
@@ -51,8 +55,14 @@ fn readers_never_see_half_a_commit() {
                         let range = Range { committed_only, ..Range::all() };
                         let all = db.range(range).unwrap().collect_all().unwrap();
                         if committed_only {
-                            assert!(all.is_empty() || all.len() == KEYS as usize, "{strategy:?}: {} keys committed", all.len());
-                            let n = uniform(&all).unwrap_or_else(|e| panic!("{strategy:?} READ_COMMITTED scan: {e}")).unwrap_or(0);
+                            assert!(
+                                all.is_empty() || all.len() == KEYS as usize,
+                                "{strategy:?}: {} keys committed",
+                                all.len()
+                            );
+                            let n = uniform(&all)
+                                .unwrap_or_else(|e| panic!("{strategy:?} READ_COMMITTED scan: {e}"))
+                                .unwrap_or(0);
                             assert!(n >= last, "{strategy:?}: committed state went back from {last} to {n}");
                             last = n;
                         } else if strategy == Strategy::SecondaryStore {

@@ -39,7 +39,10 @@ fn check_committed(what: &str, entries: &BTreeMap<i64, Vec<(Vec<u8>, i64)>>) -> 
             return Err(format!("{what}: transaction {transaction} has {} of {KEYS} keys", windows.len()));
         }
         if let Some((key, value)) = windows.iter().find(|(_, value)| *value != transaction) {
-            return Err(format!("{what}: key {} of transaction {transaction} holds {value}", String::from_utf8_lossy(key)));
+            return Err(format!(
+                "{what}: key {} of transaction {transaction} holds {value}",
+                String::from_utf8_lossy(key)
+            ));
         }
         if let Some(previous) = previous {
             if transaction != previous + 1 {
@@ -158,7 +161,12 @@ fn committed_readers_never_see_a_torn_commit_or_a_half_dropped_segment() {
             },
             move |committed_only| {
                 let found = reader
-                    .find_sessions(SessionQuery { earliest_end: 0, latest_start: i64::MAX, committed_only, ..SessionQuery::default() })
+                    .find_sessions(SessionQuery {
+                        earliest_end: 0,
+                        latest_start: i64::MAX,
+                        committed_only,
+                        ..SessionQuery::default()
+                    })
                     .collect_all()
                     .map_err(|e| e.to_string())?;
                 if !committed_only {
@@ -172,7 +180,10 @@ fn committed_readers_never_see_a_torn_commit_or_a_half_dropped_segment() {
                 // each commit replaces every key's session by the next one: exactly one
                 // transaction is visible at a time (none before the first commit)
                 if by_start.len() > 1 {
-                    return Err(format!("sessions of transactions {:?} visible together", by_start.keys().collect::<Vec<_>>()));
+                    return Err(format!(
+                        "sessions of transactions {:?} visible together",
+                        by_start.keys().collect::<Vec<_>>()
+                    ));
                 }
                 check_committed("findSessions", &by_start)
             },

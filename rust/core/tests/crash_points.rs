@@ -50,7 +50,11 @@ impl Program {
     fn decode(s: &str) -> Program {
         let p: Vec<&str> = s.split(':').collect();
         match p[0] {
-            "commits" => Program::Commits { seed: p[1].parse().unwrap(), first: p[2].parse().unwrap(), commits: p[3].parse().unwrap() },
+            "commits" => Program::Commits {
+                seed: p[1].parse().unwrap(),
+                first: p[2].parse().unwrap(),
+                commits: p[3].parse().unwrap(),
+            },
             "restore" => Program::Restore { seed: p[1].parse().unwrap() },
             "restore-commit" => Program::RestoreThenCommit { seed: p[1].parse().unwrap() },
             _ => Program::Open,
@@ -115,13 +119,28 @@ fn run_child(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault
     run_child_committing(dir, kind, strategy, program, fault, Commit::Copy)
 }
 
-fn run_child_committing(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, commit: Commit) -> ChildRun {
+fn run_child_committing(
+    dir: &Path,
+    kind: Kind,
+    strategy: Strategy,
+    program: Program,
+    fault: &str,
+    commit: Commit,
+) -> ChildRun {
     // small copy batches (and secondary-store spills), so that even small transactions spill to
     // the temporary store and are copied in several batches
     run_child_with(dir, kind, strategy, program, fault, 512, commit)
 }
 
-fn run_child_with(dir: &Path, kind: Kind, strategy: Strategy, program: Program, fault: &str, copy_batch: usize, commit: Commit) -> ChildRun {
+fn run_child_with(
+    dir: &Path,
+    kind: Kind,
+    strategy: Strategy,
+    program: Program,
+    fault: &str,
+    copy_batch: usize,
+    commit: Commit,
+) -> ChildRun {
     let spec = format!("{}|{}|{}|{}", dir.display(), kind.name(), strategy.name(), program.encode());
     let ingest_bytes = match commit {
         Commit::Copy => u64::MAX,
@@ -166,8 +185,14 @@ fn commit_survives(point: &str) -> bool {
 }
 
 /// The crash points of a secondary-store commit by ingestion, in order.
-const INGEST_POINTS: &[&str] =
-    &["commit:begin", "commit:after-files", "commit:before-ingest", "commit:after-ingest", "commit:after-copy", "commit:after-truncate"];
+const INGEST_POINTS: &[&str] = &[
+    "commit:begin",
+    "commit:after-files",
+    "commit:before-ingest",
+    "commit:after-ingest",
+    "commit:after-copy",
+    "commit:after-truncate",
+];
 
 fn commit_points(strategy: Strategy) -> &'static [&'static str] {
     match strategy {
@@ -181,7 +206,12 @@ fn assert_state(dir: &Path, kind: Kind, strategy: Strategy, expected: &Dump, wha
     let got = s.dump();
     assert_eq!(got.1, expected.1, "{what}: committed offsets");
     assert_eq!(got.2, expected.2, "{what}: committed position");
-    assert!(got.0 == expected.0, "{what}: committed data differs ({} entries, expected {})", got.0.len(), expected.0.len());
+    assert!(
+        got.0 == expected.0,
+        "{what}: committed data differs ({} entries, expected {})",
+        got.0.len(),
+        expected.0.len()
+    );
     // the uncommitted view after recovery is the committed one: nothing uncommitted survived
     let all = s.db().range(Range::all()).unwrap().collect_all().unwrap();
     assert!(all == expected.0, "{what}: uncommitted writes survived the crash");
@@ -230,7 +260,15 @@ fn every_crash_point_leaves_exactly_the_committed_or_rolled_forward_state() {
 /// Runs [`SEED`]'s program of [`COMMITS`] commits in a fresh directory until a kill at the
 /// `hit`-th pass of `point`, which must fall in commit `hit - 1`; returns the directory and the
 /// number of commits that must have landed.
-fn crash_in_commit(kind: Kind, strategy: Strategy, point: &str, hit: u64, copy_batch: usize, commit: Commit, what: &str) -> (tempfile::TempDir, usize) {
+fn crash_in_commit(
+    kind: Kind,
+    strategy: Strategy,
+    point: &str,
+    hit: u64,
+    copy_batch: usize,
+    commit: Commit,
+    what: &str,
+) -> (tempfile::TempDir, usize) {
     let dir = tempfile::tempdir().unwrap();
     let program = Program::Commits { seed: SEED, first: 0, commits: COMMITS };
     let run = run_child_with(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), copy_batch, commit);
@@ -276,11 +314,22 @@ fn commits_by_ingestion_are_all_or_nothing_at_every_step() {
                 let (dir, landed) = crash_in_commit(kind, strategy, point, hit, 512, Commit::Ingest, &what);
                 if hit == 2 {
                     for damage in WAL_DAMAGES {
-                        open_damaged_copy(dir.path(), kind, strategy, damage, &states, landed, &format!("{what}, WAL {damage:?}"));
+                        open_damaged_copy(
+                            dir.path(),
+                            kind,
+                            strategy,
+                            damage,
+                            &states,
+                            landed,
+                            &format!("{what}, WAL {damage:?}"),
+                        );
                     }
                 }
                 assert_state(dir.path(), kind, strategy, &states[landed], &what);
-                assert!(!dir.path().join("ingest").exists(), "{what}: the files of the interrupted ingestion are left behind");
+                assert!(
+                    !dir.path().join("ingest").exists(),
+                    "{what}: the files of the interrupted ingestion are left behind"
+                );
                 cases += 1;
             }
         }
@@ -316,7 +365,13 @@ fn a_second_crash_during_roll_forward_still_rolls_forward() {
             let what = format!("{kind:?} crash after the first copy write of commit 2, then at {recovery_point}");
             // the first commit lands; the first crash comes right after the second commit's first
             // copy write (the one that stores its commit record)
-            let run = run_child(dir.path(), kind, strategy, Program::Commits { seed: SEED, first: 0, commits: 1 }, "commit:begin@99");
+            let run = run_child(
+                dir.path(),
+                kind,
+                strategy,
+                Program::Commits { seed: SEED, first: 0, commits: 1 },
+                "commit:begin@99",
+            );
             assert!(!run.killed, "{what}: the first commit");
             let program = Program::Commits { seed: SEED, first: 1, commits: COMMITS - 1 };
             let run = run_child(dir.path(), kind, strategy, program, "commit:mid-copy@1");
@@ -348,7 +403,13 @@ fn a_crash_during_restore_keeps_the_old_offset_and_restoring_again_converges() {
             let restored = Subject::open(kind, reference_dir.path(), strategy).dump();
 
             let dir = tempfile::tempdir().unwrap();
-            let run = run_child(dir.path(), kind, strategy, Program::Commits { seed: SEED, first: 0, commits: 1 }, "commit:begin@99");
+            let run = run_child(
+                dir.path(),
+                kind,
+                strategy,
+                Program::Commits { seed: SEED, first: 0, commits: 1 },
+                "commit:begin@99",
+            );
             assert!(!run.killed);
             let run = run_child(dir.path(), kind, strategy, Program::Restore { seed: 5 }, "restore:after-batch@3");
             assert!(run.killed, "{what}: never reached");
@@ -436,7 +497,11 @@ fn random_writes_commits_and_crashes_match_a_store_that_never_crashed() {
     let seed0: u64 = std::env::var("CRASH_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(2026);
     let cycles: u64 = std::env::var("CRASH_CYCLES").ok().and_then(|s| s.parse().ok()).unwrap_or(12);
     // secondary-store twice: commits by copy, and by ingestion (forced for every size)
-    for (strategy, commit) in [(Strategy::IndexedBatch, Commit::Copy), (Strategy::SecondaryStore, Commit::Copy), (Strategy::SecondaryStore, Commit::Ingest)] {
+    for (strategy, commit) in [
+        (Strategy::IndexedBatch, Commit::Copy),
+        (Strategy::SecondaryStore, Commit::Copy),
+        (Strategy::SecondaryStore, Commit::Ingest),
+    ] {
         for kind in Kind::ALL {
             let variant = if commit == Commit::Ingest { 0x1_0000_0000 } else { 0 };
             let mut rng = Rng((seed0 ^ ((kind as u64 + 1) * 77) ^ ((strategy as u64 + 1) * 1_000_003) ^ variant) | 1);
@@ -450,7 +515,8 @@ fn random_writes_commits_and_crashes_match_a_store_that_never_crashed() {
                 let point = points[rng.below(points.len() as u64) as usize];
                 let hit = 1 + rng.below(commits + 1);
                 let program = Program::Commits { seed, first, commits };
-                let what = format!("{kind:?} {strategy:?} ({commit:?}) cycle {cycle}: {program:?}, crash at {point}@{hit}");
+                let what =
+                    format!("{kind:?} {strategy:?} ({commit:?}) cycle {cycle}: {program:?}, crash at {point}@{hit}");
                 let run = run_child_committing(dir.path(), kind, strategy, program, &format!("{point}@{hit}"), commit);
                 // which transactions must have landed
                 let landed = match (run.killed, run.last_commit_started) {
@@ -483,7 +549,13 @@ fn a_commit_interrupted_under_secondary_store_rolls_forward_when_reopened_with_i
         let run = run_child(dir.path(), kind, Strategy::SecondaryStore, program, "commit:mid-copy@1");
         assert!(run.killed && run.last_commit_started == Some(0));
         // recovery does not depend on the strategy the store is reopened with
-        assert_state(dir.path(), kind, Strategy::IndexedBatch, &states[1], &format!("{kind:?} switched to indexed-batch"));
+        assert_state(
+            dir.path(),
+            kind,
+            Strategy::IndexedBatch,
+            &states[1],
+            &format!("{kind:?} switched to indexed-batch"),
+        );
     }
 }
 
@@ -526,11 +598,20 @@ fn damage_newest_wal(dir: &Path, damage: WalDamage) {
 /// Opens a copy of the store in `dir` with its newest WAL damaged and asserts that it holds exactly
 /// the state of the commit its offsets name, at most `landed`, and nothing uncommitted; returns
 /// that commit.
-fn open_damaged_copy(dir: &Path, kind: Kind, strategy: Strategy, damage: WalDamage, states: &[Dump], landed: usize, what: &str) -> usize {
+fn open_damaged_copy(
+    dir: &Path,
+    kind: Kind,
+    strategy: Strategy,
+    damage: WalDamage,
+    states: &[Dump],
+    landed: usize,
+    what: &str,
+) -> usize {
     let copy = tempfile::tempdir().unwrap();
     copy_dir(dir, copy.path());
     damage_newest_wal(copy.path(), damage);
-    let options = StoreOptions { strategy, corruption: CorruptionPolicy::OpenAtLastConsistentCommit, ..StoreOptions::default() };
+    let options =
+        StoreOptions { strategy, corruption: CorruptionPolicy::OpenAtLastConsistentCommit, ..StoreOptions::default() };
     let s = Subject::open_with(kind, copy.path(), options).unwrap_or_else(|e| panic!("{what}: refused: {e}"));
     let got = s.dump();
     let commit = match got.1.as_slice() {
@@ -587,7 +668,8 @@ fn restore_from(store: &txn_rocksdb::KeyValueStore, from: u64) {
         let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = (0..50)
             .map(|i| {
                 let key = format!("key-{:04}", rng.below(3_000)).into_bytes();
-                let value = (rng.below(6) != 0).then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(50) as usize)).into_bytes());
+                let value = (rng.below(6) != 0)
+                    .then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(50) as usize)).into_bytes());
                 (key, value)
             })
             .collect();
@@ -617,14 +699,25 @@ fn a_kill_during_a_restore_by_ingestion_reopens_at_a_commit_and_restoring_the_re
     for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
         let reference_dir = tempfile::tempdir().unwrap();
         let expected = {
-            let store = txn_rocksdb::KeyValueStore::open(reference_dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            let store = txn_rocksdb::KeyValueStore::open(
+                reference_dir.path(),
+                StoreOptions { strategy, ..StoreOptions::default() },
+            )
+            .unwrap();
             restore_from(&store, 0);
             let dump = Subject::KeyValue(store).dump();
             assert_eq!(dump.1, vec![(tp(), INGESTED_BATCHES as i64 * 100)]);
             dump
         };
-        let faults = ["restore:before-ingest@1", "restore:before-ingest@3", "restore:after-ingest@1", "restore:after-ingest@2",
-            "restore:after-ingest@4", "restore:after-batch@7", "restore:after-batch@20"];
+        let faults = [
+            "restore:before-ingest@1",
+            "restore:before-ingest@3",
+            "restore:after-ingest@1",
+            "restore:after-ingest@2",
+            "restore:after-ingest@4",
+            "restore:after-batch@7",
+            "restore:after-batch@20",
+        ];
         for fault in faults {
             let what = format!("{strategy:?} killed at {fault}");
             let dir = tempfile::tempdir().unwrap();
@@ -638,7 +731,9 @@ fn a_kill_during_a_restore_by_ingestion_reopens_at_a_commit_and_restoring_the_re
                 .status()
                 .unwrap();
             assert!(txn_rocksdb::fault::killed(&status), "{what}: the crash point was never reached");
-            let store = txn_rocksdb::KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            let store =
+                txn_rocksdb::KeyValueStore::open(dir.path(), StoreOptions { strategy, ..StoreOptions::default() })
+                    .unwrap();
             let offsets = store.committed_offsets().unwrap();
             let done = match offsets.as_slice() {
                 [] => 0,
@@ -651,7 +746,13 @@ fn a_kill_during_a_restore_by_ingestion_reopens_at_a_commit_and_restoring_the_re
             // Kafka restores the rest from the stored offset
             restore_from(&store, done);
             drop(store);
-            assert_state(dir.path(), Kind::KeyValue, strategy, &expected, &format!("{what}, restored again from batch {done}"));
+            assert_state(
+                dir.path(),
+                Kind::KeyValue,
+                strategy,
+                &expected,
+                &format!("{what}, restored again from batch {done}"),
+            );
         }
     }
 }

@@ -125,12 +125,24 @@ struct Tally {
 }
 
 /// Opens the damaged copy as `policy` says and checks that the outcome is one of the three.
-fn check(copy: &Path, kind: Kind, strategy: Strategy, policy: CorruptionPolicy, states: &[Dump], what: &str, tally: &mut Tally) {
+fn check(
+    copy: &Path,
+    kind: Kind,
+    strategy: Strategy,
+    policy: CorruptionPolicy,
+    states: &[Dump],
+    what: &str,
+    tally: &mut Tally,
+) {
     let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
     let s = match Subject::open_with(kind, copy, options.clone()) {
         Ok(s) => s,
         Err(e) => {
-            assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: a store with a changelog refused to open: {e}");
+            assert_ne!(
+                policy,
+                CorruptionPolicy::RestoreFromChangelog,
+                "{what}: a store with a changelog refused to open: {e}"
+            );
             assert!(matches!(e, Error::CorruptedWal { .. } | Error::Damaged { .. }), "{what}: {e:?}");
             assert!(e.to_string().contains(&copy.display().to_string()), "{what}: the error names the store: {e}");
             tally.refused += 1;
@@ -165,12 +177,20 @@ fn check(copy: &Path, kind: Kind, strategy: Strategy, policy: CorruptionPolicy, 
             drop(s);
             match Subject::open_with(kind, copy, options) {
                 Ok(again) => {
-                    assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: reopened a store marked damaged");
+                    assert_eq!(
+                        policy,
+                        CorruptionPolicy::RestoreFromChangelog,
+                        "{what}: reopened a store marked damaged"
+                    );
                     assert_eq!(again.db().stats()[Stat::Wipes as usize], 1, "{what}: reopened without wiping");
                     assert_eq!(again.dump(), (vec![], vec![], None), "{what}");
                 }
                 Err(e) => {
-                    assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: refused after a read found damage: {e}");
+                    assert_ne!(
+                        policy,
+                        CorruptionPolicy::RestoreFromChangelog,
+                        "{what}: refused after a read found damage: {e}"
+                    );
                     assert!(e.to_string().contains("DAMAGED"), "{what}: names the mark: {e}");
                 }
             }
@@ -198,7 +218,11 @@ fn every_file_kind_damaged_every_way(strategy: Strategy) {
         let mut case = 0;
         for (name, file_kind) in &all_files {
             for how in DAMAGES {
-                for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit] {
+                for policy in [
+                    CorruptionPolicy::RestoreFromChangelog,
+                    CorruptionPolicy::Refuse,
+                    CorruptionPolicy::OpenAtLastConsistentCommit,
+                ] {
                     let copy = copy_of(&dir, root.path(), case);
                     case += 1;
                     damage(&copy.join(name), how);
@@ -239,7 +263,8 @@ fn an_older_wal_cut_short_before_a_newer_one_never_opens_with_a_hole() {
             let root = tempfile::tempdir().unwrap();
             let dir = root.path().join(format!("hole-{}-{attempt}", strategy.name()));
             let states = build(&dir, Kind::KeyValue, strategy, false);
-            let wals: Vec<_> = files(&dir).into_iter().filter(|(_, kind)| *kind == "wal").map(|(name, _)| name).collect();
+            let wals: Vec<_> =
+                files(&dir).into_iter().filter(|(_, kind)| *kind == "wal").map(|(name, _)| name).collect();
             if wals.len() < 2 {
                 continue; // every flush finished before the close: try again
             }
@@ -283,7 +308,11 @@ fn a_manifest_that_reads_as_cut_short_never_opens_with_a_hole() {
         let mut case = 0;
         for &at in &chosen {
             for how in ["cut before", "garbled from"] {
-                for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit] {
+                for policy in [
+                    CorruptionPolicy::RestoreFromChangelog,
+                    CorruptionPolicy::Refuse,
+                    CorruptionPolicy::OpenAtLastConsistentCommit,
+                ] {
                     let copy = copy_of(&dir, root.path(), case);
                     case += 1;
                     let mut damaged = bytes.clone();
@@ -295,7 +324,10 @@ fn a_manifest_that_reads_as_cut_short_never_opens_with_a_hole() {
                         }
                     }
                     std::fs::write(copy.join(&manifest), damaged).unwrap();
-                    let what = format!("{strategy:?}, {manifest} ({} bytes) {how} the record at byte {at}, {policy:?}", bytes.len());
+                    let what = format!(
+                        "{strategy:?}, {manifest} ({} bytes) {how} the record at byte {at}, {policy:?}",
+                        bytes.len()
+                    );
                     check(&copy, Kind::KeyValue, strategy, policy, &states, &what, &mut tally);
                     std::fs::remove_dir_all(&copy).unwrap();
                 }
@@ -327,7 +359,8 @@ fn restore_from(store: &txn_rocksdb::KeyValueStore, from: u64) -> txn_rocksdb::R
         let records: Vec<(Vec<u8>, Option<Vec<u8>>)> = (0..60)
             .map(|i| {
                 let key = format!("key-{:04}", rng.below(4_000)).into_bytes();
-                let value = (rng.below(6) != 0).then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(60) as usize)).into_bytes());
+                let value = (rng.below(6) != 0)
+                    .then(|| format!("b{b}-r{i}-{}", "v".repeat(rng.below(60) as usize)).into_bytes());
                 (key, value)
             })
             .collect();
@@ -358,7 +391,8 @@ fn a_store_restored_by_ingestion_with_damaged_files_restores_the_rest_heals_or_r
         let root = tempfile::tempdir().unwrap();
         let expected = {
             let dir = root.path().join("reference");
-            let store = txn_rocksdb::KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
+            let store =
+                txn_rocksdb::KeyValueStore::open(&dir, StoreOptions { strategy, ..StoreOptions::default() }).unwrap();
             restore_from(&store, 0).unwrap();
             Subject::KeyValue(store).dump()
         };
@@ -379,7 +413,11 @@ fn a_store_restored_by_ingestion_with_damaged_files_restores_the_rest_heals_or_r
         let mut case = 0;
         for (name, _) in &all_files {
             for how in DAMAGES {
-                for policy in [CorruptionPolicy::RestoreFromChangelog, CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit] {
+                for policy in [
+                    CorruptionPolicy::RestoreFromChangelog,
+                    CorruptionPolicy::Refuse,
+                    CorruptionPolicy::OpenAtLastConsistentCommit,
+                ] {
                     let copy = copy_of(&dir, root.path(), case);
                     case += 1;
                     damage(&copy.join(name), how);
@@ -396,12 +434,23 @@ fn a_store_restored_by_ingestion_with_damaged_files_restores_the_rest_heals_or_r
 
 /// [`check`] for a restored store: opened, it holds a commit's offsets (or none) and at least
 /// that commit's records, so restoring the rest from there gives `expected`.
-fn check_restored(copy: &Path, strategy: Strategy, policy: CorruptionPolicy, expected: &Dump, what: &str, tally: &mut Tally) {
+fn check_restored(
+    copy: &Path,
+    strategy: Strategy,
+    policy: CorruptionPolicy,
+    expected: &Dump,
+    what: &str,
+    tally: &mut Tally,
+) {
     let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
     let store = match txn_rocksdb::KeyValueStore::open(copy, options.clone()) {
         Ok(store) => store,
         Err(e) => {
-            assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: a store with a changelog refused to open: {e}");
+            assert_ne!(
+                policy,
+                CorruptionPolicy::RestoreFromChangelog,
+                "{what}: a store with a changelog refused to open: {e}"
+            );
             assert!(matches!(e, Error::CorruptedWal { .. } | Error::Damaged { .. }), "{what}: {e:?}");
             tally.refused += 1;
             return;
@@ -437,10 +486,18 @@ fn check_restored(copy: &Path, strategy: Strategy, policy: CorruptionPolicy, exp
             assert!(matches!(e, Error::Damaged { .. }), "{what}: a read failed with {e:?}");
             match txn_rocksdb::KeyValueStore::open(copy, options) {
                 Ok(again) => {
-                    assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: reopened a store marked damaged");
+                    assert_eq!(
+                        policy,
+                        CorruptionPolicy::RestoreFromChangelog,
+                        "{what}: reopened a store marked damaged"
+                    );
                     assert_eq!(again.stats()[Stat::Wipes as usize], 1, "{what}: reopened without wiping");
                 }
-                Err(e) => assert_ne!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: refused after a read found damage: {e}"),
+                Err(e) => assert_ne!(
+                    policy,
+                    CorruptionPolicy::RestoreFromChangelog,
+                    "{what}: refused after a read found damage: {e}"
+                ),
             }
             tally.read_failed_then_handled += 1;
         }

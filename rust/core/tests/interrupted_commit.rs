@@ -4,7 +4,7 @@
 //!
 //! One test per binary: the injected error is process-wide.
 
-use txn_rocksdb::{fault, Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{fault, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 fn tp() -> TopicPartition {
     TopicPartition { topic: "app-store-changelog".into(), partition: 0 }

@@ -21,7 +21,7 @@
 
 use std::process::Command;
 use std::time::Instant;
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 const VALUE_BYTES: usize = 1024;
 const BUDGET_CACHE: usize = 16 << 20;
@@ -82,11 +82,12 @@ fn child() {
     assert_eq!(db.committed_offsets().unwrap(), vec![(tp, n as i64)]);
     let mut it = db.range(Range { committed_only: true, ..Range::all() }).unwrap();
     let mut count = 0u64;
-    while it.next_chunk(4096, usize::MAX, |_, val| {
-        assert_eq!(val.len(), VALUE_BYTES);
-        count += 1;
-    })
-    .unwrap()
+    while it
+        .next_chunk(4096, usize::MAX, |_, val| {
+            assert_eq!(val.len(), VALUE_BYTES);
+            count += 1;
+        })
+        .unwrap()
         > 0
     {}
     assert_eq!(count, n, "every record of the transaction was committed");
@@ -137,7 +138,8 @@ fn measure(mib: u64, strategy: Strategy, commit: Commit) -> Measured {
     let peak = |phase: &str| -> f64 {
         // libtest may print "test child ... " in front of the first line
         let tag = format!("RSS {phase} ");
-        let l = stdout.lines().find_map(|l| l.find(&tag).map(|at| &l[at..])).unwrap_or_else(|| panic!("{tag}: {stdout}"));
+        let l =
+            stdout.lines().find_map(|l| l.find(&tag).map(|at| &l[at..])).unwrap_or_else(|| panic!("{tag}: {stdout}"));
         l.split_whitespace().nth(2).unwrap().parse::<f64>().unwrap() / 1024.0
     };
     let growth_mib = peak("committed") - peak("opened");
@@ -155,7 +157,8 @@ fn measure(mib: u64, strategy: Strategy, commit: Commit) -> Measured {
     // one machine-readable line for bench/large_commit.sh
     let time = |what: &str| -> f64 {
         let tag = format!("{what} ");
-        let line = stdout.lines().find_map(|l| l.find("TIME ").map(|at| &l[at..])).unwrap_or_else(|| panic!("TIME: {stdout}"));
+        let line =
+            stdout.lines().find_map(|l| l.find("TIME ").map(|at| &l[at..])).unwrap_or_else(|| panic!("TIME: {stdout}"));
         let at = line.find(&tag).unwrap_or_else(|| panic!("{tag}in {line}")) + tag.len();
         line[at..].split('s').next().unwrap().parse().unwrap()
     };
@@ -172,7 +175,8 @@ fn measure(mib: u64, strategy: Strategy, commit: Commit) -> Measured {
 fn secondary_store_commits_a_transaction_far_larger_than_memory_with_flat_rss() {
     if let Ok(mib) = std::env::var("LARGE_TXN_MIB") {
         // manual measurement (see the module docs)
-        let strategy = Strategy::parse(&std::env::var("LARGE_TXN_STRATEGY").unwrap_or("secondary-store".into())).unwrap();
+        let strategy =
+            Strategy::parse(&std::env::var("LARGE_TXN_STRATEGY").unwrap_or("secondary-store".into())).unwrap();
         let commit = match std::env::var("LARGE_TXN_COMMIT").as_deref() {
             Ok("copy") => Commit::Copy,
             Ok("ingest") => Commit::Ingest,
@@ -193,7 +197,12 @@ fn flat_rss(commit: Commit) {
     // (Measured: ~65-100 MiB for 64, 256 and 1024 MiB alike: memtables of the two column families
     // being filled and flushed, and allocator arenas. The indexed-batch strategy grows ~800 MiB
     // for 256 MiB: the indexed batch plus the commit's copy of it.)
-    assert!(large.growth_mib < 128.0, "{commit:?}: 256 MiB transaction grew the peak RSS by {:.0} MiB: {}", large.growth_mib, large.lines);
+    assert!(
+        large.growth_mib < 128.0,
+        "{commit:?}: 256 MiB transaction grew the peak RSS by {:.0} MiB: {}",
+        large.growth_mib,
+        large.lines
+    );
     assert!(
         large.growth_mib < small.growth_mib + 64.0,
         "{commit:?}: peak RSS grows with the transaction: {:.0} MiB for 64 MiB, {:.0} MiB for 256 MiB",

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use txn_rocksdb::{Range, StoreOptions, Strategy as TxnStrategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{KeyValueStore, Range, StoreOptions, Strategy as TxnStrategy, TopicPartition};
 
 #[derive(Debug, Clone)]
 enum Op {

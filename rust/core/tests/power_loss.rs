@@ -113,9 +113,8 @@ fn shim() -> &'static Path {
         let library = dir.join("shim.so");
         // The shim is loaded into this test's own children, so it must be built for the machine the
         // test runs on: scripts/test-aarch64.sh names the cross compiler (CC is the host's there).
-        let compiler = std::env::var("TXN_ROCKSDB_TEST_CC")
-            .or_else(|_| std::env::var("CC"))
-            .unwrap_or_else(|_| "cc".into());
+        let compiler =
+            std::env::var("TXN_ROCKSDB_TEST_CC").or_else(|_| std::env::var("CC")).unwrap_or_else(|_| "cc".into());
         let status = Command::new(&compiler)
             .args(["-shared", "-fPIC", "-O1", "-o"])
             .arg(&library)
@@ -147,7 +146,14 @@ enum Cut {
 
 /// Runs the child until `cut` (the parent kills it with SIGKILL after the acknowledgements, or it
 /// kills itself at the crash point) and returns the last commit it acknowledged.
-fn run_and_cut_power(store_dir: &Path, durable: &Path, strategy: Strategy, sync_commit: bool, cut: &Cut, commit: Commit) -> u64 {
+fn run_and_cut_power(
+    store_dir: &Path,
+    durable: &Path,
+    strategy: Strategy,
+    sync_commit: bool,
+    cut: &Cut,
+    commit: Commit,
+) -> u64 {
     let (acks, fault) = match cut {
         Cut::AfterAcks(acks) => (*acks, "commit:begin@1000000".to_string()),
         Cut::At(point) => (u64::MAX, point.clone()),
@@ -246,8 +252,13 @@ fn power_cut_committing(strategy: Strategy, sync_commit: bool, cut: Cut, commit:
     let wiped = store.stats()[Stat::Wipes as usize] == 1;
     let offsets = store.committed_offsets().unwrap();
     let recovered = offsets.iter().find(|(partition, _)| *partition == tp()).map_or(0, |(_, offset)| *offset as u64);
-    let content: BTreeMap<_, _> =
-        store.range(Range { committed_only: true, ..Range::all() }).unwrap().collect_all().unwrap().into_iter().collect();
+    let content: BTreeMap<_, _> = store
+        .range(Range { committed_only: true, ..Range::all() })
+        .unwrap()
+        .collect_all()
+        .unwrap()
+        .into_iter()
+        .collect();
     assert!(
         content == model(recovered),
         "{what}: the image opened at commit {recovered} with content that is not that commit's ({} keys, expected {})",
@@ -256,7 +267,9 @@ fn power_cut_committing(strategy: Strategy, sync_commit: bool, cut: Cut, commit:
     );
     let uncommitted = store.range(Range::all()).unwrap().collect_all().unwrap();
     assert_eq!(uncommitted.len(), content.len(), "{what}: uncommitted writes are visible");
-    eprintln!("{what}: acknowledged {acknowledged}, recovered {recovered}, wiped {wiped}, {sst_files} SST files in the image");
+    eprintln!(
+        "{what}: acknowledged {acknowledged}, recovered {recovered}, wiped {wiped}, {sst_files} SST files in the image"
+    );
     Outcome { acknowledged, recovered, wiped, sst_files }
 }
 
@@ -302,7 +315,11 @@ fn without_sync_the_image_loses_acknowledged_commits() {
             let outcome = power_cut(strategy, false, Cut::AfterAcks(acks));
             lost += outcome.acknowledged.saturating_sub(outcome.recovered);
         }
-        assert!(lost > 0, "{}: without sync, every acknowledged commit survived: the shim kept unsynced data", strategy.name());
+        assert!(
+            lost > 0,
+            "{}: without sync, every acknowledged commit survived: the shim kept unsynced data",
+            strategy.name()
+        );
     }
 }
 
@@ -323,7 +340,11 @@ fn secondary_store_power_cuts_at_every_step_of_a_commit_open_at_a_commit() {
             let outcome = power_cut(Strategy::SecondaryStore, sync_commit, Cut::At(point.clone()));
             if sync_commit {
                 assert!(!outcome.wiped, "{point}: wiped with sync_commit");
-                assert!(outcome.recovered >= outcome.acknowledged, "{point}: lost acknowledged commit {}", outcome.acknowledged);
+                assert!(
+                    outcome.recovered >= outcome.acknowledged,
+                    "{point}: lost acknowledged commit {}",
+                    outcome.acknowledged
+                );
             }
         }
     }
@@ -344,16 +365,25 @@ fn secondary_store_power_cuts_at_every_step_of_a_commit_by_ingestion_open_at_a_c
     ];
     for sync_commit in [true, false] {
         for point in points {
-            let outcome = power_cut_committing(Strategy::SecondaryStore, sync_commit, Cut::At(point.into()), Commit::Ingest);
+            let outcome =
+                power_cut_committing(Strategy::SecondaryStore, sync_commit, Cut::At(point.into()), Commit::Ingest);
             if sync_commit {
                 assert!(!outcome.wiped, "{point}: wiped with sync_commit");
-                assert!(outcome.recovered >= outcome.acknowledged, "{point}: lost acknowledged commit {}", outcome.acknowledged);
+                assert!(
+                    outcome.recovered >= outcome.acknowledged,
+                    "{point}: lost acknowledged commit {}",
+                    outcome.acknowledged
+                );
             }
         }
     }
     for acks in [3, 40] {
         let outcome = power_cut_committing(Strategy::SecondaryStore, true, Cut::AfterAcks(acks), Commit::Ingest);
         assert!(!outcome.wiped, "ingestion, {acks} acknowledgements: wiped with sync_commit");
-        assert!(outcome.recovered >= outcome.acknowledged, "ingestion: lost acknowledged commit {}", outcome.acknowledged);
+        assert!(
+            outcome.recovered >= outcome.acknowledged,
+            "ingestion: lost acknowledged commit {}",
+            outcome.acknowledged
+        );
     }
 }

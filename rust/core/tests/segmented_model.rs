@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use txn_rocksdb::segmented::SegmentOptions;
-use txn_rocksdb::session::{self, SessionStore, SessionQuery};
-use txn_rocksdb::window::{self, WindowStore, WindowQuery};
+use txn_rocksdb::session::{self, SessionQuery, SessionStore};
+use txn_rocksdb::window::{self, WindowQuery, WindowStore};
 use txn_rocksdb::{StoreOptions, Strategy as TxnStrategy};
 
 const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 120_000, segment_interval_ms: 60_000 };
@@ -118,17 +118,30 @@ fn run_window_with(ops: Vec<WinOp>, opts: StoreOptions) {
                 assert_eq!(written == txn_rocksdb::segmented::PutOutcome::Written, expect);
             }
             WinOp::Fetch(k, t, seq) => {
-                let expect =
-                    if t < m.earliest_visible() { None } else { m.current.get(&window::store_key(&k, t, seq)).map(|e| e.1.clone()) };
+                let expect = if t < m.earliest_visible() {
+                    None
+                } else {
+                    m.current.get(&window::store_key(&k, t, seq)).map(|e| e.1.clone())
+                };
                 assert_eq!(s.fetch(&k, t, seq, false).unwrap(), expect);
             }
             WinOp::Range(kf, kt, from, to, reverse) => {
                 let af = from.max(m.earliest_visible());
                 let expect = m.scan(reverse, |sk| {
                     let (k, start, _) = window::split_store_key(sk).unwrap();
-                    start >= af && start <= to && kf.as_deref().is_none_or(|f| k >= f) && kt.as_deref().is_none_or(|t| k <= t)
+                    start >= af
+                        && start <= to
+                        && kf.as_deref().is_none_or(|f| k >= f)
+                        && kt.as_deref().is_none_or(|t| k <= t)
                 });
-                let q = WindowQuery { key_from: kf, key_to: kt, time_from: from, time_to: to, reverse, committed_only: false };
+                let q = WindowQuery {
+                    key_from: kf,
+                    key_to: kt,
+                    time_from: from,
+                    time_to: to,
+                    reverse,
+                    committed_only: false,
+                };
                 let mut it = s.fetch_range(q);
                 let mut got = Vec::new();
                 while it.next_chunk(3, usize::MAX, |k, v| got.push((k.to_vec(), v.to_vec()))).unwrap() > 0 {}
@@ -214,7 +227,14 @@ fn run_session_with(ops: Vec<SessOp>, opts: StoreOptions) {
                         && kf.as_deref().is_none_or(|f| k >= f)
                         && kt.as_deref().is_none_or(|t| k <= t)
                 });
-                let q = SessionQuery { key_from: kf, key_to: kt, earliest_end, latest_start, reverse, committed_only: false };
+                let q = SessionQuery {
+                    key_from: kf,
+                    key_to: kt,
+                    earliest_end,
+                    latest_start,
+                    reverse,
+                    committed_only: false,
+                };
                 let mut it = s.find_sessions(q);
                 let mut got = Vec::new();
                 while it.next_chunk(3, usize::MAX, |k, v| got.push((k.to_vec(), v.to_vec()))).unwrap() > 0 {}

@@ -123,7 +123,10 @@ impl Azurite {
         let path = format!("/{ACCOUNT}/{name}");
         // VERB, then 11 standard headers (all empty here; a zero Content-Length is empty too),
         // then the x-ms- headers and the resource with its query
-        let to_sign = format!("PUT{}x-ms-date:{date}\nx-ms-version:{version}\n/{ACCOUNT}{path}\nrestype:container", "\n".repeat(12));
+        let to_sign = format!(
+            "PUT{}x-ms-date:{date}\nx-ms-version:{version}\n/{ACCOUNT}{path}\nrestype:container",
+            "\n".repeat(12)
+        );
         let key = base64::engine::general_purpose::STANDARD.decode(ACCOUNT_KEY).unwrap();
         let tag = ring::hmac::sign(&ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key), to_sign.as_bytes());
         let signature = base64::engine::general_purpose::STANDARD.encode(tag.as_ref());
@@ -163,7 +166,8 @@ fn http_date(time: SystemTime) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
-    let name = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
+    let name =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][(month - 1) as usize];
     format!("{weekday}, {day:02} {name} {year} {:02}:{:02}:{:02} GMT", rest / 3_600, rest / 60 % 60, rest % 60)
 }
 
@@ -201,7 +205,9 @@ fn state(store: &KeyValueStore) -> State {
 
 /// Restores the newest usable snapshot into a new directory; returns its number and what it holds.
 fn restore(location: &Location, dir: &Path) -> (u64, State) {
-    let restored = snapshot::restore_newest(location, STORE_ID, dir, &changelog(), RestoreBudget::default()).unwrap().expect("a snapshot");
+    let restored = snapshot::restore_newest(location, STORE_ID, dir, &changelog(), RestoreBudget::default())
+        .unwrap()
+        .expect("a snapshot");
     (restored.seq, state(&KeyValueStore::open(dir, StoreOptions::default()).unwrap()))
 }
 
@@ -264,7 +270,10 @@ fn snapshots_in_azure_blob_storage_restore_exactly_send_only_new_files_and_fall_
     let (seq, restored) = restore(&location, &tmp.path().join("host-3"));
     assert_eq!((seq, &restored), (1, &first_state), "a damaged object");
     let head = runtime.block_on(container.head(&victim));
-    assert!(matches!(head, Err(object_store::Error::NotFound { .. })), "the restore deleted the damaged object: {head:?}");
+    assert!(
+        matches!(head, Err(object_store::Error::NotFound { .. })),
+        "the restore deleted the damaged object: {head:?}"
+    );
     let (seq, restored) = restore(&location, &tmp.path().join("host-4"));
     assert_eq!((seq, &restored), (1, &first_state), "a missing object");
     runtime.block_on(container.put(&victim, PutPayload::from(original))).unwrap();

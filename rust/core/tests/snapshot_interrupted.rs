@@ -49,7 +49,10 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
 
     // restored: the first snapshot, not the interrupted one
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq, 1);
+    assert_eq!(
+        snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq,
+        1
+    );
     assert_eq!(contents(&dir), first);
 
     // the next snapshot takes the interrupted one's number and completes
@@ -60,7 +63,10 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
     let third = state(&store);
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq, 2);
+    assert_eq!(
+        snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq,
+        2
+    );
     assert_eq!(contents(&dir), third);
 }
 

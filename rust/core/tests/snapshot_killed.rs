@@ -55,7 +55,9 @@ fn checkpoints(dir: &Path) -> Vec<String> {
 fn checkpoint_files(dir: &Path) -> Vec<String> {
     checkpoints(dir)
         .iter()
-        .flat_map(|c| std::fs::read_dir(dir.join(c)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()))
+        .flat_map(|c| {
+            std::fs::read_dir(dir.join(c)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        })
         .collect()
 }
 
@@ -95,14 +97,24 @@ fn a_process_killed_while_it_sends_a_snapshot_never_leaves_a_usable_half_snapsho
         let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap()).lines().map_while(|l| l.ok()).collect();
         let status = child.wait().unwrap();
         assert!(txn_rocksdb::fault::killed(&status), "{point}: the child was not killed: {status:?}, {lines:?}");
-        assert!(lines.iter().any(|l| l.ends_with("TAKING")) && !lines.iter().any(|l| l.ends_with("TAKEN")), "{point}: {lines:?}");
-        assert_eq!(checkpoints(&dir).len(), 1, "{point}: the dead process's checkpoint is left in the store's directory");
+        assert!(
+            lines.iter().any(|l| l.ends_with("TAKING")) && !lines.iter().any(|l| l.ends_with("TAKEN")),
+            "{point}: {lines:?}"
+        );
+        assert_eq!(
+            checkpoints(&dir).len(),
+            1,
+            "{point}: the dead process's checkpoint is left in the store's directory"
+        );
         let sent = std::fs::read_dir(tmp.path().join("objects/s/files")).unwrap().count();
         assert!(sent > 0, "{point}: the killed snapshot sent nothing");
 
         // a new host: the snapshot before the killed one, whatever the killed one sent
         let new_host = tmp.path().join("new-host");
-        let restored = snapshot::restore_newest(&location(tmp.path()), "s", &new_host, &changelog(), RestoreBudget::default()).unwrap().unwrap();
+        let restored =
+            snapshot::restore_newest(&location(tmp.path()), "s", &new_host, &changelog(), RestoreBudget::default())
+                .unwrap()
+                .unwrap();
         assert_eq!(restored.seq, 1, "{point}");
         assert_eq!(contents(&new_host), first, "{point}");
 
@@ -127,7 +139,13 @@ fn a_process_killed_while_it_sends_a_snapshot_never_leaves_a_usable_half_snapsho
             drop(store);
         }
         let newer_host = tmp.path().join("newer-host");
-        assert_eq!(snapshot::restore_newest(&location(tmp.path()), "s", &newer_host, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq, 2);
+        assert_eq!(
+            snapshot::restore_newest(&location(tmp.path()), "s", &newer_host, &changelog(), RestoreBudget::default())
+                .unwrap()
+                .unwrap()
+                .seq,
+            2
+        );
         assert_eq!(contents(&newer_host), third, "{point}");
     }
 }

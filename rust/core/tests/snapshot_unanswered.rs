@@ -136,12 +136,16 @@ fn a_location_answering_a_byte_at_a_time_runs_out_the_patience_though_no_request
 fn a_deadline_ends_a_restore_whatever_the_timeouts_allow() {
     let tmp = tempfile::tempdir().unwrap();
     let silent = location(serve(Server::Silent), quick(30_000));
-    let budget = RestoreBudget { patience: Duration::from_secs(60), deadline: Some(Instant::now() + Duration::from_secs(1)) };
+    let budget =
+        RestoreBudget { patience: Duration::from_secs(60), deadline: Some(Instant::now() + Duration::from_secs(1)) };
     let (e, took) = failed_restore(&silent, tmp.path(), budget);
     assert!(took >= Duration::from_millis(950) && took < Duration::from_millis(1_500), "{took:?}: {e}");
     assert!(e.contains("ran out"), "{e}");
     // a deadline is the caller's limit, not the location's silence: the next restore asks it
-    let budget = RestoreBudget { patience: Duration::from_secs(60), deadline: Some(Instant::now() + Duration::from_millis(500)) };
+    let budget = RestoreBudget {
+        patience: Duration::from_secs(60),
+        deadline: Some(Instant::now() + Duration::from_millis(500)),
+    };
     let (e, took) = failed_restore(&silent, tmp.path(), budget);
     assert!(took >= Duration::from_millis(450), "{took:?}: {e}");
 }
@@ -206,7 +210,9 @@ fn every_location_of_the_process_shares_a_few_io_threads() {
                     let id = format!("app/store-{group}-{i}/0");
                     snapshot::take(&store, location, &id).unwrap();
                     let dir = tmp.join(format!("restored-{group}-{i}"));
-                    snapshot::restore_newest(location, &id, &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap();
+                    snapshot::restore_newest(location, &id, &dir, &changelog(), RestoreBudget::default())
+                        .unwrap()
+                        .unwrap();
                     most.fetch_max(threads_named("txn-rocksdb-sna"), Ordering::Relaxed);
                 }
             });

@@ -77,7 +77,9 @@ impl Bench {
         if self.store.exists() {
             std::fs::remove_dir_all(&self.store).unwrap();
         }
-        let restored = snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog, RestoreBudget::default()).unwrap();
+        let restored =
+            snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog, RestoreBudget::default())
+                .unwrap();
         let dump = open(kind, &self.store, strategy).dump();
         (restored, dump)
     }
@@ -116,16 +118,26 @@ fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_
             assert_eq!(second.offsets, second_state.1, "{case}");
             let sent: BTreeSet<String> = bench.objects().difference(&before).cloned().collect();
             assert_eq!(second.files_uploaded, sent.len(), "{case}: counted what it sent");
-            let sent_bytes: u64 = sent.iter().map(|o| std::fs::metadata(bench.files_dir().join(o)).unwrap().len()).sum();
+            let sent_bytes: u64 =
+                sent.iter().map(|o| std::fs::metadata(bench.files_dir().join(o)).unwrap().len()).sum();
             assert_eq!(second.bytes_uploaded, sent_bytes, "{case}");
             let reused = bench.referenced(2).intersection(&bench.referenced(1)).count();
             let objects = bench.referenced(2).len();
-            assert!(reused > 0 && reused + sent.len() == objects, "{case}: {reused} reused, {} sent of {objects}", sent.len());
+            assert!(
+                reused > 0 && reused + sent.len() == objects,
+                "{case}: {reused} reused, {} sent of {objects}",
+                sent.len()
+            );
             assert!(objects >= second.files, "{case}: every file is one object or more");
             // the write-ahead log grew: only what was appended to it is sent, after the first's copy
-            let wal = |seq: u64| bench.manifest(seq).files.into_iter().find(|f| f.name.ends_with(".log")).expect("a WAL");
+            let wal =
+                |seq: u64| bench.manifest(seq).files.into_iter().find(|f| f.name.ends_with(".log")).expect("a WAL");
             let (first_wal, second_wal) = (wal(1), wal(2));
-            assert_eq!(second_wal.parts[..first_wal.parts.len()], first_wal.parts[..], "{case}: the first's parts reused");
+            assert_eq!(
+                second_wal.parts[..first_wal.parts.len()],
+                first_wal.parts[..],
+                "{case}: the first's parts reused"
+            );
             assert_eq!(second_wal.parts.len(), first_wal.parts.len() + 1, "{case}");
             let appended = second_wal.parts.last().unwrap();
             assert!(sent.contains(&appended.object) && appended.size == second_wal.size - first_wal.size, "{case}");
@@ -134,7 +146,11 @@ fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_
                 "{case}: the first snapshot's SST files are still live, so the second references them"
             );
             // no checkpoint is left behind
-            assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+            assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("snapshot-")));
             drop(store);
 
             let (restored, dump) = bench.restore(kind, strategy);
@@ -188,7 +204,8 @@ fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
             // a data file only the second references: an SST file, else the WAL a checkpoint
             // copies when it did not flush
             let data = |kind: &str| only_second.iter().find(|o| o.contains(kind) && !o.contains("-0-")).cloned();
-            let object = bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).or_else(|| data(".log+")).unwrap());
+            let object =
+                bench.files_dir().join(data(".sst-").or_else(|| data(".log-")).or_else(|| data(".log+")).unwrap());
             match damage {
                 "missing" => std::fs::remove_file(&object).unwrap(),
                 "corrupted" => {
@@ -210,11 +227,15 @@ fn a_missing_or_damaged_object_falls_back_to_the_older_snapshot() {
             assert!(dump == first, "{case}: the store holds the first snapshot's commit");
             assert_eq!(restored.offsets, first.1, "{case}");
             // nothing of the unusable snapshot is left beside the store
-            let siblings: Vec<_> = std::fs::read_dir(bench.store.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            let siblings: Vec<_> =
+                std::fs::read_dir(bench.store.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
             assert_eq!(siblings, vec![std::ffi::OsString::from("counts")], "{case}");
 
             // the first damaged too: no usable snapshot, the changelog restores everything
-            std::fs::remove_file(bench.files_dir().join(bench.referenced(1).iter().find(|o| o.starts_with("MANIFEST")).unwrap())).unwrap();
+            std::fs::remove_file(
+                bench.files_dir().join(bench.referenced(1).iter().find(|o| o.starts_with("MANIFEST")).unwrap()),
+            )
+            .unwrap();
             let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
             assert!(restored.is_none(), "{case}");
             assert!(dump.0.is_empty() && dump.1.is_empty(), "{case}: an empty store");
@@ -250,15 +271,31 @@ fn a_snapshot_without_its_manifest_is_never_used() {
 #[test]
 fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let bench = Bench::new();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap(), None);
+    assert_eq!(
+        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+            .unwrap(),
+        None
+    );
     let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
     commit_range(&store, 0, 2);
     snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     drop(store);
-    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap_err().to_string();
+    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
-    assert_eq!(snapshot::restore_newest(&bench.location, "app/0_2/counts", &bench.store.with_file_name("other"), &changelog(), RestoreBudget::default()).unwrap(), None);
+    assert_eq!(
+        snapshot::restore_newest(
+            &bench.location,
+            "app/0_2/counts",
+            &bench.store.with_file_name("other"),
+            &changelog(),
+            RestoreBudget::default()
+        )
+        .unwrap(),
+        None
+    );
     for uri in [
         "gs://bucket/prefix",
         "not a uri",
@@ -272,17 +309,27 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
     }
     let option = |key: &str, value: &str| vec![(key.to_string(), value.to_string())];
     let e = Location::parse("s3://bucket/prefix", &option("aws_secret_acces_key", "sup3r-secret")).unwrap_err();
-    assert!(e.to_string().contains("unknown S3 option 'aws_secret_acces_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    assert!(
+        e.to_string().contains("unknown S3 option 'aws_secret_acces_key'") && !e.to_string().contains("sup3r-secret"),
+        "{e}"
+    );
     let e = Location::parse("az://container/prefix", &option("azure_storage_acount_key", "sup3r-secret")).unwrap_err();
-    assert!(e.to_string().contains("unknown Azure option 'azure_storage_acount_key'") && !e.to_string().contains("sup3r-secret"), "{e}");
+    assert!(
+        e.to_string().contains("unknown Azure option 'azure_storage_acount_key'")
+            && !e.to_string().contains("sup3r-secret"),
+        "{e}"
+    );
     // the Hadoop form names the container before '@' (no request is made until a snapshot is taken)
     let account = option("azure_storage_account_key", "c2VjcmV0");
     Location::parse("abfss://container@account.dfs.core.windows.net/prefix", &account).unwrap();
-    Location::parse("az://container/prefix", &[option("azure_storage_account_name", "account"), account].concat()).unwrap();
-    let e = Location::parse(&format!("file://{}", bench.objects.display()), &option("aws_region", "eu-west-1")).unwrap_err();
+    Location::parse("az://container/prefix", &[option("azure_storage_account_name", "account"), account].concat())
+        .unwrap();
+    let e = Location::parse(&format!("file://{}", bench.objects.display()), &option("aws_region", "eu-west-1"))
+        .unwrap_err();
     assert!(e.to_string().contains("does not apply to a file:// location"), "{e}");
     Location::parse("s3://bucket/prefix", &option("aws_endpoint", "http://127.0.0.1:1")).unwrap();
-    let other = txn_rocksdb::KeyValueStore::open(bench.store.with_file_name("other-store"), StoreOptions::default()).unwrap();
+    let other =
+        txn_rocksdb::KeyValueStore::open(bench.store.with_file_name("other-store"), StoreOptions::default()).unwrap();
     let e = snapshot::take(&other, &bench.location, "a/../b").unwrap_err();
     assert!(matches!(e, txn_rocksdb::Error::InvalidArgument(_)), "{e}");
 }
@@ -314,7 +361,10 @@ fn retention_deletes_exactly_the_objects_no_kept_snapshot_references() {
         assert!(!bench.manifest_path(1).exists() && !bench.manifest_path(2).exists());
 
         // nothing more to delete; both kept snapshots restore
-        assert_eq!(snapshot::retain(&bench.location, STORE_ID, 2, &AtomicBool::new(false)).unwrap().files_deleted, Vec::<String>::new());
+        assert_eq!(
+            snapshot::retain(&bench.location, STORE_ID, 2, &AtomicBool::new(false)).unwrap().files_deleted,
+            Vec::<String>::new()
+        );
         let (restored, dump) = bench.restore(Kind::Window, strategy);
         assert_eq!(restored.unwrap().seq, 4);
         assert!(dump == states[3]);
@@ -376,9 +426,14 @@ fn a_snapshot_is_used_only_while_the_changelog_still_has_its_offset() {
     assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &at(0, 0)).0.is_none());
 
     // another partition or topic: never
-    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: "app-other-changelog".into(), partition: 0 }, start: 0, end: 1000 };
+    let other = Changelog {
+        partition: txn_rocksdb::TopicPartition { topic: "app-other-changelog".into(), partition: 0 },
+        start: 0,
+        end: 1000,
+    };
     assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
-    let other = Changelog { partition: txn_rocksdb::TopicPartition { topic: tp().topic, partition: 1 }, start: 0, end: 1000 };
+    let other =
+        Changelog { partition: txn_rocksdb::TopicPartition { topic: tp().topic, partition: 1 }, start: 0, end: 1000 };
     assert!(bench.restore_from(Kind::KeyValue, Strategy::IndexedBatch, &other).0.is_none());
 }
 
@@ -396,7 +451,11 @@ fn a_prepared_snapshot_holds_its_commit_whatever_the_store_does_meanwhile() {
         drop(store);
         let taken = snapshot::upload(prepared, &bench.location, STORE_ID, &AtomicBool::new(false)).unwrap();
         assert_eq!(taken.offsets, at_prepare.1, "{strategy:?}");
-        assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+        assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("snapshot-")));
         let (restored, dump) = bench.restore(Kind::KeyValue, strategy);
         assert_eq!(restored.unwrap().seq, 1);
         assert!(dump == at_prepare, "{strategy:?}: the state at the checkpoint, not after");
@@ -414,7 +473,11 @@ fn a_cancelled_upload_writes_no_snapshot_and_the_next_one_completes() {
     assert!(matches!(e, txn_rocksdb::Error::Snapshot { .. }), "{e:?}");
     assert!(e.to_string().contains("cancelled"), "{e}");
     assert!(!bench.manifest_path(1).exists(), "no manifest: no snapshot");
-    assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().starts_with("snapshot-")));
+    assert!(std::fs::read_dir(&bench.store).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("snapshot-")));
     let taken = snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     assert_eq!(taken.seq, 1);
     let state = store.dump();
@@ -455,7 +518,10 @@ fn a_store_wiped_and_recreated_is_never_given_the_old_files_checksums() {
     assert_ne!(bench.referenced(1), bench.referenced(2), "other bytes, other objects");
 
     std::fs::remove_dir_all(&bench.store).unwrap();
-    let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap().unwrap();
+    let restored =
+        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+            .unwrap()
+            .unwrap();
     assert_eq!(restored.seq, 2);
     let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
     assert_eq!(store.range(Range::all()).unwrap().collect_all().unwrap(), expected);
@@ -505,7 +571,10 @@ fn two_owners_snapshotting_one_store_at_once_never_make_a_mixed_image() {
                     // (the local file system's rename fails). Either way the snapshot fails
                     // whole, as an upload failure does, and is retried.
                     let collided = cfg!(windows) && e.to_string().contains("rename");
-                    assert!(collided || e.to_string().contains("another snapshot of this store wrote this manifest"), "{e}");
+                    assert!(
+                        collided || e.to_string().contains("another snapshot of this store wrote this manifest"),
+                        "{e}"
+                    );
                     refused += 1;
                 }
             }
@@ -558,7 +627,10 @@ fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
         let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
         drop(store);
         std::fs::remove_dir_all(&bench.store).unwrap();
-        let Some(_) = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap() else {
+        let Some(_) =
+            snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+                .unwrap()
+        else {
             // an image without an offset is never used: the changelog restores everything
             assert!(taken.offsets.is_empty() && !flush_between, "{:?}", taken.offsets);
             continue;
@@ -593,7 +665,12 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
     let bench = Bench::new();
     let store = store_of_3_mb(&bench.store);
     let limit = 1_000_000;
-    let limited = Location::open(&format!("file://{}", bench.objects.display()), &[], LocationSettings { upload_bytes_per_second: limit, ..LocationSettings::default() }).unwrap();
+    let limited = Location::open(
+        &format!("file://{}", bench.objects.display()),
+        &[],
+        LocationSettings { upload_bytes_per_second: limit, ..LocationSettings::default() },
+    )
+    .unwrap();
     let started = std::time::Instant::now();
     let taken = snapshot::take(&store, &limited, STORE_ID).unwrap();
     let took = started.elapsed();
@@ -601,14 +678,24 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
     // each file waits before each piece (a tenth of a second's worth) but its first until the
     // bytes sent are those the rate allows: at least (bytes - one piece per file) / rate
     let floor = (taken.bytes_uploaded - taken.files_uploaded as u64 * (limit / 10)) as f64 / limit as f64;
-    assert!(took.as_secs_f64() >= floor, "{} bytes in {took:?}, faster than {limit} bytes/s ({floor:.2} s)", taken.bytes_uploaded);
-    let state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+    assert!(
+        took.as_secs_f64() >= floor,
+        "{} bytes in {took:?}, faster than {limit} bytes/s ({floor:.2} s)",
+        taken.bytes_uploaded
+    );
+    let state =
+        (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
 
     // a cancel while it waits for the rate: within a part of a second, not after the file
     store.put(b"one-more", Some(&[1u8; 3_000_000])).unwrap();
     store.commit(&[(tp(), Some(20))], None).unwrap();
     let prepared = snapshot::prepare(&store).unwrap();
-    let slow = Location::open(&format!("file://{}", bench.objects.display()), &[], LocationSettings { upload_bytes_per_second: 100_000, ..LocationSettings::default() }).unwrap();
+    let slow = Location::open(
+        &format!("file://{}", bench.objects.display()),
+        &[],
+        LocationSettings { upload_bytes_per_second: 100_000, ..LocationSettings::default() },
+    )
+    .unwrap();
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let upload = scope.spawn(|| snapshot::upload(prepared, &slow, STORE_ID, &cancel));
@@ -617,15 +704,30 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
         cancel.store(true, std::sync::atomic::Ordering::Release);
         let e = upload.join().unwrap().unwrap_err();
         assert!(e.to_string().contains("cancelled"), "{e}");
-        assert!(cancelled_at.elapsed() < std::time::Duration::from_secs(5), "the cancel took {:?}", cancelled_at.elapsed());
+        assert!(
+            cancelled_at.elapsed() < std::time::Duration::from_secs(5),
+            "the cancel took {:?}",
+            cancelled_at.elapsed()
+        );
     });
     drop(store);
 
     // the limited snapshot restores exactly its commit
     std::fs::remove_dir_all(&bench.store).unwrap();
-    assert_eq!(snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq, 1);
+    assert_eq!(
+        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+            .unwrap()
+            .unwrap()
+            .seq,
+        1
+    );
     let restored = txn_rocksdb::KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
-    assert!((restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), restored.committed_offsets().unwrap()) == state);
+    assert!(
+        (
+            restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(),
+            restored.committed_offsets().unwrap()
+        ) == state
+    );
 }
 
 /// Under the same trickle of updates, each snapshot sends about what changed, whether the state
@@ -671,15 +773,29 @@ fn each_snapshot_sends_what_changed_for_a_small_and_a_large_state() {
                 first.bytes_uploaded
             );
         }
-        eprintln!("{state}: {keys} keys, first snapshot {} bytes, then per snapshot {sent:?} for ~2,600 bytes changed", first.bytes_uploaded);
-        let state_now = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+        eprintln!(
+            "{state}: {keys} keys, first snapshot {} bytes, then per snapshot {sent:?} for ~2,600 bytes changed",
+            first.bytes_uploaded
+        );
+        let state_now = (
+            store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(),
+            store.committed_offsets().unwrap(),
+        );
         drop(store);
         std::fs::remove_dir_all(&bench.store).unwrap();
-        let restored = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default()).unwrap();
+        let restored =
+            snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
+                .unwrap();
         assert_eq!(restored.unwrap().seq, 11, "{state}");
         let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
-        let restored_state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
-        assert!(restored_state == state_now, "{state}: the newest snapshot, its parts put together, is the store's commit");
+        let restored_state = (
+            store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(),
+            store.committed_offsets().unwrap(),
+        );
+        assert!(
+            restored_state == state_now,
+            "{state}: the newest snapshot, its parts put together, is the store's commit"
+        );
     }
 }
 
@@ -729,17 +845,26 @@ fn a_damaged_object_every_snapshot_shares_is_sent_again() {
             break;
         }
     }
-    let healed_after = healed_after.unwrap_or_else(|| panic!("not found damaged within {bound} snapshots of {objects} objects"));
-    eprintln!("found damaged and sent again by snapshot {healed_after} after the damage ({objects} objects, bound {bound})");
+    let healed_after =
+        healed_after.unwrap_or_else(|| panic!("not found damaged within {bound} snapshots of {objects} objects"));
+    eprintln!(
+        "found damaged and sent again by snapshot {healed_after} after the damage ({objects} objects, bound {bound})"
+    );
     let newest = snapshot(&store);
-    let state = (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
+    let state =
+        (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
     let restore_into = |dir: &Path| {
         snapshot::restore_newest(&bench.location, STORE_ID, dir, &changelog(), RestoreBudget::default()).unwrap()
     };
     let host = bench.store.with_file_name("host-2");
     assert_eq!(restore_into(&host).map(|r| r.seq), Some(newest.seq), "the newest snapshot restores");
     let restored = KeyValueStore::open(&host, StoreOptions::default()).unwrap();
-    assert!((restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), restored.committed_offsets().unwrap()) == state);
+    assert!(
+        (
+            restored.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(),
+            restored.committed_offsets().unwrap()
+        ) == state
+    );
     drop(restored);
 
     // damaged again: a restore finds it in every snapshot, deletes it, restores nothing; the next

@@ -22,7 +22,12 @@ fn statistics_follow_the_store() {
     assert_eq!(value(&plain, Stat::BytesWritten), UNAVAILABLE, "RocksDB statistics are off unless turned on");
 
     // spill_bytes 0: every write goes to the temporary store (its statistics are counted below)
-    let options = StoreOptions { strategy: Strategy::SecondaryStore, statistics: true, spill_bytes: 0, ..StoreOptions::default() };
+    let options = StoreOptions {
+        strategy: Strategy::SecondaryStore,
+        statistics: true,
+        spill_bytes: 0,
+        ..StoreOptions::default()
+    };
     let store = KeyValueStore::open(dir.path().join("counted"), options.clone()).unwrap();
     // a new store writes one record at open, its value format (`value_format.rs`), and nothing else
     let at_open = value(&store, Stat::BytesWritten);
@@ -34,7 +39,11 @@ fn statistics_follow_the_store() {
     assert!(value(&store, Stat::TemporaryStoreBytes) > 0, "secondary-store writes go to the temporary store");
     commit(&store, 1);
     assert_eq!(value(&store, Stat::UncommittedBytes), 0);
-    assert!(value(&store, Stat::BytesWritten) >= at_open + 200_000, "written twice under secondary-store: {:?}", store.stats());
+    assert!(
+        value(&store, Stat::BytesWritten) >= at_open + 200_000,
+        "written twice under secondary-store: {:?}",
+        store.stats()
+    );
     assert!(value(&store, Stat::CurSizeAllMemTables) > 0);
     assert!(value(&store, Stat::EstimateNumKeys) > 0);
     store.get(b"key-00001", true).unwrap();

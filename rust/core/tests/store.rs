@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use txn_rocksdb::{Range, StoreOptions, Strategy, TopicPartition, KeyValueStore};
+use txn_rocksdb::{KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 fn tp(p: i32) -> TopicPartition {
     TopicPartition { topic: "app-counts-changelog".into(), partition: p }
@@ -154,7 +154,8 @@ fn prefix_and_byte_budget() {
     for k in [&b"ab"[..], b"ab\xff", b"abc", b"ac", b"a"] {
         db.put(k, Some(&[0u8; 100])).unwrap();
     }
-    let keys: Vec<_> = db.range(Range::prefix(b"ab")).unwrap().collect_all().unwrap().into_iter().map(|e| e.0).collect();
+    let keys: Vec<_> =
+        db.range(Range::prefix(b"ab")).unwrap().collect_all().unwrap().into_iter().map(|e| e.0).collect();
     assert_eq!(keys, vec![b"ab".to_vec(), b"abc".to_vec(), b"ab\xff".to_vec()]);
     let mut it = db.range(Range::all()).unwrap();
     assert_eq!(it.next_chunk(100, 1, |_, _| {}).unwrap(), 1, "a byte budget still yields one entry");

@@ -29,7 +29,9 @@ fn wait_until(store: &KeyValueStore, done: impl Fn(&[i64]) -> bool) {
 fn a_small_write_buffer_for_one_store_makes_it_flush() {
     let dir = tempfile::tempdir().unwrap();
     let tuning = Tuning::new(&["write_buffer_size=262144", "max_write_buffer_number=2"]).unwrap();
-    let tuned = KeyValueStore::open(dir.path().join("small-buffers"), StoreOptions { tuning, ..StoreOptions::default() }).unwrap();
+    let tuned =
+        KeyValueStore::open(dir.path().join("small-buffers"), StoreOptions { tuning, ..StoreOptions::default() })
+            .unwrap();
     let untuned = KeyValueStore::open(dir.path().join("default-buffers"), StoreOptions::default()).unwrap();
     fill(&tuned);
     fill(&untuned);
@@ -64,10 +66,23 @@ fn a_store_written_under_leveled_compaction_opens_under_universal_compaction() {
         }
     };
     let settle = |store: &KeyValueStore| {
-        wait_until(store, |stats| stats[Stat::NumRunningCompactions as usize] == 0 && stats[Stat::NumRunningFlushes as usize] == 0);
+        wait_until(store, |stats| {
+            stats[Stat::NumRunningCompactions as usize] == 0 && stats[Stat::NumRunningFlushes as usize] == 0
+        });
     };
     let small = ["write_buffer_size=262144", "max_write_buffer_number=2", "target_file_size_base=262144"];
-    let leveled = Tuning::new(&[small.as_slice(), &["compaction_style=kCompactionStyleLevel", "level0_file_num_compaction_trigger=2", "max_bytes_for_level_base=524288"]].concat()).unwrap();
+    let leveled = Tuning::new(
+        &[
+            small.as_slice(),
+            &[
+                "compaction_style=kCompactionStyleLevel",
+                "level0_file_num_compaction_trigger=2",
+                "max_bytes_for_level_base=524288",
+            ],
+        ]
+        .concat(),
+    )
+    .unwrap();
     {
         let store = KeyValueStore::open(&path, StoreOptions { tuning: leveled, ..StoreOptions::default() }).unwrap();
         write(&store, 1);
@@ -83,7 +98,8 @@ fn a_store_written_under_leveled_compaction_opens_under_universal_compaction() {
     };
     let universal = Tuning::new(&small).unwrap();
     {
-        let store = KeyValueStore::open(&path, StoreOptions { tuning: universal.clone(), ..StoreOptions::default() }).unwrap();
+        let store =
+            KeyValueStore::open(&path, StoreOptions { tuning: universal.clone(), ..StoreOptions::default() }).unwrap();
         check(&store, 1, 12_999);
         write(&store, 2);
         settle(&store);

@@ -77,13 +77,17 @@ fn stores_upgrade_their_values_once_resume_after_a_failure_and_refuse_a_downgrad
         // SAFETY: this binary runs one test, which sets the variable before any thread reads it.
         unsafe { std::env::set_var("TXN_ROCKSDB_COPY_BATCH_BYTES", "4096") };
         fault::arm_error("upgrade:after-batch", 3);
-        let failed = open(dir.path(), strategy, TimestampedWithHeaders).err().expect("the injected failure").to_string();
+        let failed =
+            open(dir.path(), strategy, TimestampedWithHeaders).err().expect("the injected failure").to_string();
         assert!(failed.contains("injected failure at upgrade:after-batch"), "{failed}");
         // half-way, a store of the old format must not open: it would read converted values
         let e = open(dir.path(), strategy, Timestamped).err().expect("the upgrade must be finished first").to_string();
         assert!(e.contains("were being upgraded"), "{e}");
         let store = open(dir.path(), strategy, TimestampedWithHeaders).unwrap();
-        assert!(contents(&store) == prefixed(&before, &[0]), "{strategy:?}: resumed upgrade converted an entry twice or not at all");
+        assert!(
+            contents(&store) == prefixed(&before, &[0]),
+            "{strategy:?}: resumed upgrade converted an entry twice or not at all"
+        );
         drop(store);
         unsafe { std::env::remove_var("TXN_ROCKSDB_COPY_BATCH_BYTES") };
     }
@@ -95,7 +99,9 @@ fn stores_upgrade_their_values_once_resume_after_a_failure_and_refuse_a_downgrad
     {
         let sessions = SessionStore::open(dir.path(), options(Plain), geometry).unwrap();
         for i in 0..100i64 {
-            sessions.put(format!("k{i:03}").as_bytes(), i * 10, i * 10 + 5, Some(format!("agg-{i}").as_bytes())).unwrap();
+            sessions
+                .put(format!("k{i:03}").as_bytes(), i * 10, i * 10 + 5, Some(format!("agg-{i}").as_bytes()))
+                .unwrap();
         }
         sessions.segments().key_value().commit(&[(tp(), Some(3))], None).unwrap();
     }
@@ -103,6 +109,7 @@ fn stores_upgrade_their_values_once_resume_after_a_failure_and_refuse_a_downgrad
     let sessions = SessionStore::open(dir.path(), options(WithHeaders), geometry).unwrap();
     assert!(contents(sessions.segments().key_value()) == prefixed(&before, &[0]), "session: plain -> with headers");
     drop(sessions);
-    let e = SessionStore::open(dir.path(), options(TimestampedWithHeaders), geometry).err().expect("refused").to_string();
+    let e =
+        SessionStore::open(dir.path(), options(TimestampedWithHeaders), geometry).err().expect("refused").to_string();
     assert!(e.contains("with-headers format"), "{e}");
 }

@@ -39,7 +39,11 @@ fn versions(model: &Model, key: &[u8], from: i64, to: i64) -> Vec<VersionedRecor
         .filter_map(|(i, (ts, value))| {
             let valid_to = entries.get(i + 1).map(|(next, _)| *next);
             let value = value.clone()?;
-            (*ts <= to && valid_to.is_none_or(|vt| vt > from)).then_some(VersionedRecord { value, timestamp: *ts, valid_to })
+            (*ts <= to && valid_to.is_none_or(|vt| vt > from)).then_some(VersionedRecord {
+                value,
+                timestamp: *ts,
+                valid_to,
+            })
         })
         .collect()
 }
@@ -47,8 +51,17 @@ fn versions(model: &Model, key: &[u8], from: i64, to: i64) -> Vec<VersionedRecor
 #[derive(Debug, Clone)]
 enum Op {
     /// Advance the clock, then put (value `None`: tombstone via put) `back` before it.
-    Put { key: u8, value: Option<u8>, advance: i64, back: i64 },
-    Delete { key: u8, advance: i64, back: i64 },
+    Put {
+        key: u8,
+        value: Option<u8>,
+        advance: i64,
+        back: i64,
+    },
+    Delete {
+        key: u8,
+        advance: i64,
+        back: i64,
+    },
     Commit,
     Rollback,
     Reopen,
@@ -73,8 +86,12 @@ fn open(dir: &std::path::Path, strategy: TxnStrategy) -> VersionedStore {
 }
 
 fn open_with(dir: &std::path::Path, options: &StoreOptions) -> VersionedStore {
-    VersionedStore::open(dir, options.clone(), VersionedOptions { history_retention_ms: RETENTION, segment_interval_ms: INTERVAL })
-        .unwrap()
+    VersionedStore::open(
+        dir,
+        options.clone(),
+        VersionedOptions { history_retention_ms: RETENTION, segment_interval_ms: INTERVAL },
+    )
+    .unwrap()
 }
 
 fn key_of(k: u8) -> Vec<u8> {
@@ -91,9 +108,17 @@ fn check(store: &VersionedStore, model: &Model, clock: i64, committed_only: bool
         let from = (clock - RETENTION).max(0);
         for (lo, hi) in [(from, clock + 3), (from + 10, from + 40), (clock, clock)] {
             let mut expected = versions(model, &key, lo, hi);
-            assert_eq!(store.versions(&key, lo, hi, true, committed_only).unwrap(), expected, "{key:?} in [{lo}, {hi}]");
+            assert_eq!(
+                store.versions(&key, lo, hi, true, committed_only).unwrap(),
+                expected,
+                "{key:?} in [{lo}, {hi}]"
+            );
             expected.reverse();
-            assert_eq!(store.versions(&key, lo, hi, false, committed_only).unwrap(), expected, "{key:?} in [{lo}, {hi}] desc");
+            assert_eq!(
+                store.versions(&key, lo, hi, false, committed_only).unwrap(),
+                expected,
+                "{key:?} in [{lo}, {hi}] desc"
+            );
         }
     }
 }
@@ -121,7 +146,11 @@ fn run_with(ops: Vec<Op>, options: StoreOptions) {
                 let timeline = current.entry(key.clone()).or_default();
                 let valid_to = timeline.range(ts + 1..).next().map(|(&t, _)| t);
                 timeline.insert(ts, value.clone());
-                assert_eq!(store.put(&key, value.as_deref(), ts).unwrap(), VersionedPut::Put { valid_to }, "put {key:?}@{ts}");
+                assert_eq!(
+                    store.put(&key, value.as_deref(), ts).unwrap(),
+                    VersionedPut::Put { valid_to },
+                    "put {key:?}@{ts}"
+                );
                 staged_log.push((key, value, ts));
             }
             Op::Delete { key, advance, back } => {
@@ -198,7 +227,10 @@ fn grace_period_and_history_retention() {
     assert_eq!(VersionedPut::NotPut.kafka_code(), i64::MIN);
     assert_eq!(store.delete(b"k", 50).unwrap(), VersionedDelete::NotPut);
     // as of 150: a ended at 200, still in the history
-    assert_eq!(store.get_as_of(b"k", 150, false).unwrap().map(|r| (r.value, r.valid_to)), Some((b"a".to_vec(), Some(200))));
+    assert_eq!(
+        store.get_as_of(b"k", 150, false).unwrap().map(|r| (r.value, r.valid_to)),
+        Some((b"a".to_vec(), Some(200)))
+    );
     // as of 99 (< 200 - 100): only the latest version is ever returned
     assert_eq!(store.get_as_of(b"k", 99, false).unwrap(), None);
     assert_eq!(store.put(b"k", Some(b"c"), 150).unwrap().kafka_code(), 200);
@@ -221,7 +253,10 @@ fn one_commit_covers_every_segment() {
             store.put(b"k", Some(b"v2"), 45).unwrap();
             store.put(b"k", Some(b"v3"), 85).unwrap();
             store.rollback().unwrap();
-            assert_eq!(store.get_as_of(b"k", 50, false).unwrap().map(|r| (r.value, r.valid_to)), Some((b"v1".to_vec(), None)));
+            assert_eq!(
+                store.get_as_of(b"k", 50, false).unwrap().map(|r| (r.value, r.valid_to)),
+                Some((b"v1".to_vec(), None))
+            );
             store.put(b"k", Some(b"v2"), 45).unwrap();
             store.put(b"k", Some(b"v3"), 85).unwrap();
             store.commit(&[(partition.clone(), Some(2))], None).unwrap();
@@ -229,7 +264,12 @@ fn one_commit_covers_every_segment() {
         }
         let store = open(dir.path(), strategy);
         assert_eq!(store.key_value().committed_offsets().unwrap(), vec![(partition, 2)]);
-        let history: Vec<_> = store.versions(b"k", 0, 1000, true, true).unwrap().into_iter().map(|r| (r.value, r.timestamp, r.valid_to)).collect();
+        let history: Vec<_> = store
+            .versions(b"k", 0, 1000, true, true)
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.value, r.timestamp, r.valid_to))
+            .collect();
         assert_eq!(
             history,
             vec![(b"v1".to_vec(), 5, Some(45)), (b"v2".to_vec(), 45, Some(85)), (b"v3".to_vec(), 85, None)]

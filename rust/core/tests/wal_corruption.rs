@@ -34,12 +34,23 @@ fn damage_the_middle(dir: &Path) {
 }
 
 fn options(strategy: Strategy, open_at_last_consistent_commit: bool) -> StoreOptions {
-    let corruption = if open_at_last_consistent_commit { CorruptionPolicy::OpenAtLastConsistentCommit } else { CorruptionPolicy::Refuse };
+    let corruption = if open_at_last_consistent_commit {
+        CorruptionPolicy::OpenAtLastConsistentCommit
+    } else {
+        CorruptionPolicy::Refuse
+    };
     StoreOptions { strategy, corruption, ..StoreOptions::default() }
 }
 
 fn committed_keys(store: &KeyValueStore) -> Vec<Vec<u8>> {
-    store.range(Range { committed_only: true, ..Range::all() }).unwrap().collect_all().unwrap().into_iter().map(|(k, _)| k).collect()
+    store
+        .range(Range { committed_only: true, ..Range::all() })
+        .unwrap()
+        .collect_all()
+        .unwrap()
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect()
 }
 
 #[test]
@@ -74,7 +85,11 @@ fn with_recovery_allowed_a_damaged_wal_opens_at_the_last_consistent_commit() {
             let store = KeyValueStore::open(dir.path(), options(strategy, true)).unwrap();
             assert_eq!(store.committed_offsets().unwrap(), vec![(tp(), 100)], "{strategy:?}");
             let keys = committed_keys(&store);
-            assert_eq!(keys, (0..2u8).flat_map(|c| (0..20u8).map(move |i| vec![c, i])).collect::<Vec<_>>(), "{strategy:?}");
+            assert_eq!(
+                keys,
+                (0..2u8).flat_map(|c| (0..20u8).map(move |i| vec![c, i])).collect::<Vec<_>>(),
+                "{strategy:?}"
+            );
             // the store goes on: a changelog restore and new commits land as usual
             store.put(&[9, 9], Some(b"after")).unwrap();
             store.commit(&[(tp(), Some(500))], None).unwrap();
@@ -123,7 +138,9 @@ fn open_with_watchdog(path: &Path, open_at_last: bool) -> Option<txn_rocksdb::Re
 /// WAL before RocksDB replays it, cuts a garbled tail, and handles damage by its policy.
 #[test]
 fn a_wal_record_rocksdb_would_loop_on_never_hangs_the_open() {
-    let fixture = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rocksdb-11.12-wal-reader-loop.bin")).unwrap();
+    let fixture =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rocksdb-11.12-wal-reader-loop.bin"))
+            .unwrap();
     for intact_after in [false, true] {
         for open_at_last in [false, true] {
             let dir = tempfile::tempdir().unwrap();
@@ -144,7 +161,9 @@ fn a_wal_record_rocksdb_would_loop_on_never_hangs_the_open() {
             }
             std::fs::write(&wal, bytes).unwrap();
             let what = format!("intact records after it: {intact_after}, open at the last commit: {open_at_last}");
-            match open_with_watchdog(dir.path(), open_at_last).unwrap_or_else(|| panic!("{what}: the open did not return within a minute")) {
+            match open_with_watchdog(dir.path(), open_at_last)
+                .unwrap_or_else(|| panic!("{what}: the open did not return within a minute"))
+            {
                 Ok((committed, keys)) => {
                     assert!(open_at_last || !intact_after, "{what}: opened by default with a damaged WAL");
                     assert_eq!((committed, keys), (2, vec![vec![1], vec![2]]), "{what}");
@@ -197,16 +216,23 @@ fn an_older_wal_garbled_in_its_middle_opens_at_a_commit_or_refuses() {
             }
             std::fs::write(&largest, bytes).unwrap();
 
-            let result = open_with_watchdog(&path, open_at_last)
-                .unwrap_or_else(|| panic!("seed {seed}: the open did not return within a minute ({} WAL files)", wals.len()));
+            let result = open_with_watchdog(&path, open_at_last).unwrap_or_else(|| {
+                panic!("seed {seed}: the open did not return within a minute ({} WAL files)", wals.len())
+            });
             match result {
                 Ok((committed, keys)) => {
                     assert!(open_at_last, "seed {seed}: opened by default with a damaged WAL");
-                    let aside = std::fs::read_dir(&path).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with("damaged-wal-"));
+                    let aside = std::fs::read_dir(&path)
+                        .unwrap()
+                        .any(|e| e.unwrap().file_name().to_string_lossy().starts_with("damaged-wal-"));
                     assert!(aside, "seed {seed}: the damaged WAL files were kept aside");
                     for commit in 1..=5i64 {
                         let held = keys.iter().filter(|k| k.starts_with(format!("c{commit}-").as_bytes())).count();
-                        assert_eq!(held, if commit <= committed { 1_200 } else { 0 }, "seed {seed}: offset {committed}, commit {commit}");
+                        assert_eq!(
+                            held,
+                            if commit <= committed { 1_200 } else { 0 },
+                            "seed {seed}: offset {committed}, commit {commit}"
+                        );
                     }
                 }
                 Err(e) => {

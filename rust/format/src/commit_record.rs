@@ -176,7 +176,10 @@ mod tests {
         assert_eq!(CommitRecord::decode(&seal(&trailing)), Err(Malformed("1 trailing bytes".into())));
         let mut bad_generation = body.to_vec();
         bad_generation[..8].copy_from_slice(&[0xFF; 8]);
-        assert_eq!(CommitRecord::decode(&seal(&bad_generation)), Err(Malformed(format!("generation {} out of range", u64::MAX))));
+        assert_eq!(
+            CommitRecord::decode(&seal(&bad_generation)),
+            Err(Malformed(format!("generation {} out of range", u64::MAX)))
+        );
         let huge_length = [&body[..13], &[0xFF, 0xFF, 0xFF, 0xFF][..], &body[17..]].concat();
         assert!(CommitRecord::decode(&seal(&huge_length)).is_err());
     }

@@ -90,8 +90,11 @@ pub enum CorruptionPolicy {
 }
 
 impl CorruptionPolicy {
-    pub const ALL: [CorruptionPolicy; 3] =
-        [CorruptionPolicy::Refuse, CorruptionPolicy::OpenAtLastConsistentCommit, CorruptionPolicy::RestoreFromChangelog];
+    pub const ALL: [CorruptionPolicy; 3] = [
+        CorruptionPolicy::Refuse,
+        CorruptionPolicy::OpenAtLastConsistentCommit,
+        CorruptionPolicy::RestoreFromChangelog,
+    ];
 
     /// The record's byte for the policy.
     pub fn code(self) -> u8 {
@@ -125,9 +128,10 @@ const WHAT: &str = "open options";
 
 fn code<T: Copy>(reader: &mut Reader<'_>, all: &[T], code_of: fn(T) -> u8, name: &str) -> Decoded<T> {
     let code = reader.u8()?;
-    all.iter().copied().find(|value| code_of(*value) == code).ok_or_else(|| {
-        Malformed(format!("{WHAT}: unknown {name} code {code} (known: 0 to {})", all.len() - 1))
-    })
+    all.iter()
+        .copied()
+        .find(|value| code_of(*value) == code)
+        .ok_or_else(|| Malformed(format!("{WHAT}: unknown {name} code {code} (known: 0 to {})", all.len() - 1)))
 }
 
 impl<'a> OpenOptions<'a> {

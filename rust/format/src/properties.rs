@@ -5,10 +5,10 @@
 //! same (to the same bytes where the format has one encoding per value).
 //! Not API.
 
-use crate::snapshot_manifest::{self, Manifest};
 use crate::commit_record::{seal, CommitRecord};
 use crate::offsets::{decode_offset, offset_key, offset_value};
 use crate::open_options::OpenOptions;
+use crate::snapshot_manifest::{self, Manifest};
 use crate::temporary::{self, generation_bounds};
 use crate::value_format::{Upgrade, ValueFormat};
 use crate::versioned::{split_latest_value, SegmentRow};

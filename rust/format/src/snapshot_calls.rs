@@ -239,7 +239,16 @@ impl TakeAnswer {
             offsets.push((TopicPartition { topic, partition }, reader.i64()?));
         }
         reader.end()?;
-        Ok(TakeAnswer { seq, files, objects_sent, bytes_sent, objects_verified, objects_damaged, objects_resent, offsets })
+        Ok(TakeAnswer {
+            seq,
+            files,
+            objects_sent,
+            bytes_sent,
+            objects_verified,
+            objects_damaged,
+            objects_resent,
+            offsets,
+        })
     }
 
     /// The bytes [`Self::decode`] reads (what Java's `NativeSnapshotLocation.Taken` reads).
@@ -340,7 +349,10 @@ mod tests {
             "snapshot location options: version 2, expected 1 (the Java classes and the native library differ)"
         );
         let trailing = [&good[..], &[0]].concat();
-        assert_eq!(LocationOptions::decode(&trailing).unwrap_err().0, "snapshot location options: 1 bytes after the record");
+        assert_eq!(
+            LocationOptions::decode(&trailing).unwrap_err().0,
+            "snapshot location options: 1 bytes after the record"
+        );
         // the option count claims more entries than the bytes left can hold
         let count_at = 1 + 4 + "s3://bucket/prefix".len() + 8 + 8 + 4;
         let mut huge = good.clone();
@@ -354,6 +366,9 @@ mod tests {
             TakeAnswer::decode(&answer[..answer.len() - 1]).unwrap_err().0,
             "truncated snapshot take answer: needed 8 more bytes, 7 left"
         );
-        assert_eq!(RetainAnswer::decode(&[]).unwrap_err().0, "truncated snapshot retain answer: needed 1 more bytes, 0 left");
+        assert_eq!(
+            RetainAnswer::decode(&[]).unwrap_err().0,
+            "truncated snapshot retain answer: needed 1 more bytes, 0 left"
+        );
     }
 }

@@ -251,7 +251,10 @@ mod tests {
             strategy: Strategy::SecondaryStore,
             offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 42)],
             position: Some(b"position".to_vec()),
-            files: vec![whole("000012.sst", "000012.sst-100-0a0b0c0d", 100, 0x0a0b_0c0d), whole("CURRENT", "CURRENT-16-01020304", 16, 0x0102_0304)],
+            files: vec![
+                whole("000012.sst", "000012.sst-100-0a0b0c0d", 100, 0x0a0b_0c0d),
+                whole("CURRENT", "CURRENT-16-01020304", 16, 0x0102_0304),
+            ],
         }
     }
 

@@ -122,7 +122,11 @@ impl Upgrade {
         let [from, to, next_key @ ..] = bytes else {
             return Err(Malformed(format!("an upgrade record is at least two bytes, not {}", bytes.len())));
         };
-        Ok(Upgrade { from: ValueFormat::decode(&[*from])?, to: ValueFormat::decode(&[*to])?, next_key: next_key.to_vec() })
+        Ok(Upgrade {
+            from: ValueFormat::decode(&[*from])?,
+            to: ValueFormat::decode(&[*to])?,
+            next_key: next_key.to_vec(),
+        })
     }
 }
 

@@ -114,7 +114,8 @@ impl SegmentRow {
                 reader.remaining()
             )));
         }
-        let mut versions: Vec<Version> = headers.iter().map(|&(valid_from, _)| Version { valid_from, value: None }).collect();
+        let mut versions: Vec<Version> =
+            headers.iter().map(|&(valid_from, _)| Version { valid_from, value: None }).collect();
         // values are stored oldest first, versions newest first
         for (version, &(_, size)) in versions.iter_mut().zip(&headers).rev() {
             if size >= 0 {
@@ -163,7 +164,11 @@ impl SegmentRow {
     }
 
     fn valid_to(&self, index: usize) -> i64 {
-        if index == 0 { self.next } else { self.versions[index - 1].valid_from }
+        if index == 0 {
+            self.next
+        } else {
+            self.versions[index - 1].valid_from
+        }
     }
 
     fn found(&self, index: usize) -> Found<'_> {
@@ -258,8 +263,16 @@ mod tests {
         let mut row = SegmentRow::single(Some(b"a"), 10, 20);
         row.insert_as_latest(20, 30, Some(b"bb"));
         let mut expected = Vec::new();
-        for part in [&30i64.to_be_bytes()[..], &10i64.to_be_bytes(), &20i64.to_be_bytes(), &2i32.to_be_bytes(),
-            &10i64.to_be_bytes(), &1i32.to_be_bytes(), b"a", b"bb"] {
+        for part in [
+            &30i64.to_be_bytes()[..],
+            &10i64.to_be_bytes(),
+            &20i64.to_be_bytes(),
+            &2i32.to_be_bytes(),
+            &10i64.to_be_bytes(),
+            &1i32.to_be_bytes(),
+            b"a",
+            b"bb",
+        ] {
             expected.extend_from_slice(part);
         }
         assert_eq!(row.encode(), expected);

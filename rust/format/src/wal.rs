@@ -183,7 +183,8 @@ fn record_at(bytes: &[u8], at: usize) -> Result<usize, String> {
     let header = bytes.get(at..at + HEADER_LEN).ok_or("a record header cut short")?;
     let length = usize::from(u16::from_le_bytes([header[4], header[5]]));
     let kind = header[6];
-    let header_len = if (5..=8).contains(&kind) || kind == 11 || kind == 131 { RECYCLABLE_HEADER_LEN } else { HEADER_LEN };
+    let header_len =
+        if (5..=8).contains(&kind) || kind == 11 || kind == 131 { RECYCLABLE_HEADER_LEN } else { HEADER_LEN };
     if kind == 0 && length == 0 {
         return Err("a zero record".into());
     }
@@ -435,8 +436,7 @@ mod tests {
             let len = random.below(1000);
             let bytes = random.bytes(len);
             let expected = reference(0, &bytes);
-            let mut cuts: Vec<usize> =
-                (0..random.below(6)).map(|_| random.below(bytes.len() + 1)).collect();
+            let mut cuts: Vec<usize> = (0..random.below(6)).map(|_| random.below(bytes.len() + 1)).collect();
             cuts.push(bytes.len());
             cuts.sort_unstable();
             for (name, f) in &all {
@@ -456,8 +456,7 @@ mod tests {
     #[test]
     #[ignore]
     fn crc32c_throughput() {
-        let data: Vec<u8> =
-            (0..64u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..64u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         let mut all = implementations();
         all.push(("bytewise", |crc, bytes| !fold_bytes(!crc, bytes)));
         for (name, f) in all {

@@ -165,10 +165,7 @@ mod tests {
             decode_batch(&buf[..3]),
             Err(Malformed("truncated write batch: needed 4 more bytes, 3 left".into()))
         );
-        assert_eq!(
-            decode_batch(&(-2i32).to_be_bytes()),
-            Err(Malformed("negative length -2 in write batch".into()))
-        );
+        assert_eq!(decode_batch(&(-2i32).to_be_bytes()), Err(Malformed("negative length -2 in write batch".into())));
     }
 
     #[test]
@@ -176,7 +173,10 @@ mod tests {
         let mut buf = Vec::new();
         push_timestamped_batch_entry(&mut buf, b"k", None, -3);
         push_timestamped_batch_entry(&mut buf, b"", Some(b"v"), i64::MAX);
-        assert_eq!(decode_timestamped_batch(&buf).unwrap(), vec![(&b"k"[..], None, -3), (&b""[..], Some(&b"v"[..]), i64::MAX)]);
+        assert_eq!(
+            decode_timestamped_batch(&buf).unwrap(),
+            vec![(&b"k"[..], None, -3), (&b""[..], Some(&b"v"[..]), i64::MAX)]
+        );
         assert!(decode_timestamped_batch(&buf[..buf.len() - 1]).is_err());
         let mut records = Vec::new();
         push_versioned_record(&mut records, b"a", 1, Some(5));

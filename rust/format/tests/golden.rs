@@ -109,7 +109,8 @@ fn open_options_records() {
 #[test]
 fn snapshot_calls_records() {
     let mut generated = String::new();
-    let mut line = |kind: &str, name: &str, bytes: Vec<u8>| writeln!(generated, "{kind} {name} {}", hex(&bytes)).unwrap();
+    let mut line =
+        |kind: &str, name: &str, bytes: Vec<u8>| writeln!(generated, "{kind} {name} {}", hex(&bytes)).unwrap();
     for (name, options) in [
         (
             "s3",

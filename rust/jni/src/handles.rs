@@ -99,7 +99,8 @@ impl RawEnv {
 
     /// [`new_array`] for [`crate::ffi::run_raw`]: a local reference the native method returns.
     pub(crate) fn new_array(self, bytes: &[u8]) -> NativeResult<jbyteArray> {
-        let length = jsize::try_from(bytes.len()).map_err(|_| invalid(format!("{} bytes do not fit a Java array", bytes.len())))?;
+        let length = jsize::try_from(bytes.len())
+            .map_err(|_| invalid(format!("{} bytes do not fit a Java array", bytes.len())))?;
         let raw = self.0;
         // SAFETY: `raw` is this native call's JNIEnv; the new array is `length` long, so the
         // region write cannot throw.

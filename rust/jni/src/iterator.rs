@@ -16,7 +16,12 @@ use txn_rocksdb::RangeIter;
 /// Any iterator that hands out entries in chunks; every iterator handle is an [`IterHandle`], so
 /// one `next`/`close` pair serves all stores.
 pub(crate) trait Chunked: Send {
-    fn next_chunk(&mut self, max_entries: usize, max_bytes: usize, emit: &mut dyn FnMut(&[u8], &[u8])) -> txn_rocksdb::Result<usize>;
+    fn next_chunk(
+        &mut self,
+        max_entries: usize,
+        max_bytes: usize,
+        emit: &mut dyn FnMut(&[u8], &[u8]),
+    ) -> txn_rocksdb::Result<usize>;
 }
 
 impl Chunked for RangeIter {
@@ -62,7 +67,8 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIte
         if buffer.is_null() {
             return Err(invalid("chunk buffer must not be null"));
         }
-        let (max_entries, max_bytes) = (size(max_entries.into(), "a chunk's entries")?, size(max_bytes.into(), "a chunk's bytes")?);
+        let (max_entries, max_bytes) =
+            (size(max_entries.into(), "a chunk's entries")?, size(max_bytes.into(), "a chunk's bytes")?);
         let capacity = array_length(env, &buffer);
         let mut guard = borrow::<IterHandle>(handle, "iterator")?.lock().unwrap_or_else(|e| e.into_inner());
         let it = &mut *guard;
@@ -73,7 +79,9 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeIte
         let length = it.chunk.len();
         if length > capacity {
             // Kept for the next call, with a buffer at least this big.
-            return i32::try_from(length).map(|n| -n).map_err(|_| invalid(format!("a chunk of {length} bytes does not fit a Java array")));
+            return i32::try_from(length)
+                .map(|n| -n)
+                .map_err(|_| invalid(format!("a chunk of {length} bytes does not fit a Java array")));
         }
         fill_array(env, &buffer, &it.chunk);
         it.chunk.clear();

@@ -96,7 +96,13 @@ impl<S: Sink> Bridge<S> {
     }
 
     /// Filters, rate-limits and writes one record. `None` for `max_level`: unchanged.
-    pub(crate) fn handle(&self, target: &str, level: Level, message: impl FnOnce() -> String, now: Instant) -> (Outcome, Option<LevelFilter>) {
+    pub(crate) fn handle(
+        &self,
+        target: &str,
+        level: Level,
+        message: impl FnOnce() -> String,
+        now: Instant,
+    ) -> (Outcome, Option<LevelFilter>) {
         let mut new_max = None;
         let (logger, dropped) = {
             let mut targets = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
@@ -126,7 +132,9 @@ impl<S: Sink> Bridge<S> {
             (state.logger.clone(), std::mem::take(&mut state.dropped))
         };
         if dropped > 0 {
-            let note = format!("{dropped} records of this logger were dropped (at most {RECORDS_PER_WINDOW} per {RATE_WINDOW:?})");
+            let note = format!(
+                "{dropped} records of this logger were dropped (at most {RECORDS_PER_WINDOW} per {RATE_WINDOW:?})"
+            );
             self.sink.write(&logger, Level::Warn, &note);
         }
         self.sink.write(&logger, level, &message());
@@ -183,8 +191,13 @@ impl Sink for Jvm {
     fn enabled_level(&self, logger: &str) -> LevelFilter {
         let level = self.call(|env, class| {
             let name = env.new_string(logger)?;
-            env.call_static_method(class, jni_str!("enabledLevel"), jni_sig!("(Ljava/lang/String;)I"), &[JValue::Object(&name)])?
-                .i()
+            env.call_static_method(
+                class,
+                jni_str!("enabledLevel"),
+                jni_sig!("(Ljava/lang/String;)I"),
+                &[JValue::Object(&name)],
+            )?
+            .i()
         });
         match level.unwrap_or(0) {
             1 => LevelFilter::Error,
@@ -278,7 +291,10 @@ mod tests {
 
     #[test]
     fn logger_names_follow_the_module_path() {
-        assert_eq!(logger_name("txn_rocksdb::secondary::roll_forward"), "dev.txnrocksdb.native.txn_rocksdb.secondary.roll_forward");
+        assert_eq!(
+            logger_name("txn_rocksdb::secondary::roll_forward"),
+            "dev.txnrocksdb.native.txn_rocksdb.secondary.roll_forward"
+        );
     }
 
     #[test]
@@ -287,7 +303,12 @@ mod tests {
         let bridge = Bridge::new(&recorder);
         let now = Instant::now();
         for i in 0..1000 {
-            let (outcome, _) = bridge.handle("txn_rocksdb::store", Level::Debug, || panic!("formatted a disabled record"), now + Duration::from_millis(i));
+            let (outcome, _) = bridge.handle(
+                "txn_rocksdb::store",
+                Level::Debug,
+                || panic!("formatted a disabled record"),
+                now + Duration::from_millis(i),
+            );
             assert_eq!(outcome, Outcome::Disabled);
         }
         assert_eq!(recorder.questions.load(Ordering::SeqCst), 1);
@@ -295,7 +316,10 @@ mod tests {
         assert_eq!(outcome, Outcome::Written);
         assert_eq!(max, Some(LevelFilter::Info), "asked again after the refresh interval");
         let written = recorder.written.lock().unwrap();
-        assert_eq!(*written, vec![("dev.txnrocksdb.native.txn_rocksdb.store".to_string(), Level::Info, "opened".to_string())]);
+        assert_eq!(
+            *written,
+            vec![("dev.txnrocksdb.native.txn_rocksdb.store".to_string(), Level::Info, "opened".to_string())]
+        );
     }
 
     #[test]
@@ -303,13 +327,17 @@ mod tests {
         let recorder = Recorder::new(LevelFilter::Trace);
         let bridge = Bridge::new(&recorder);
         let now = Instant::now();
-        let outcomes: Vec<Outcome> = (0..10_000).map(|_| bridge.handle("t", Level::Warn, || "again".into(), now).0).collect();
+        let outcomes: Vec<Outcome> =
+            (0..10_000).map(|_| bridge.handle("t", Level::Warn, || "again".into(), now).0).collect();
         let written = outcomes.iter().filter(|o| **o == Outcome::Written).count();
         assert_eq!(written, RECORDS_PER_WINDOW as usize);
         bridge.handle("t", Level::Warn, || "later".into(), now + RATE_WINDOW);
         let log = recorder.written.lock().unwrap();
         let dropped_note = &log[RECORDS_PER_WINDOW as usize];
-        assert!(dropped_note.2.starts_with(&format!("{} records of this logger were dropped", 10_000 - RECORDS_PER_WINDOW)), "{dropped_note:?}");
+        assert!(
+            dropped_note.2.starts_with(&format!("{} records of this logger were dropped", 10_000 - RECORDS_PER_WINDOW)),
+            "{dropped_note:?}"
+        );
         assert_eq!(log.last().unwrap().2, "later");
         drop(log);
         // Another logger has its own budget.

@@ -6,6 +6,7 @@
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
 
 use crate::codec;
+use crate::codec::open_options::OpenOptions;
 use crate::ffi::{invalid, run, NativeResult};
 use crate::handles::{borrow, free, into_handle, jbool, optional_bytes, required_bytes, to_java};
 use jni::objects::{JByteArray, JClass, JString};
@@ -13,7 +14,6 @@ use jni::sys::{jboolean, jlong};
 use jni::{Env, EnvUnowned};
 use txn_rocksdb::segmented::PutOutcome;
 use txn_rocksdb::{AnyStore, StoreOptions, DEFAULT_SPILL_BYTES};
-use crate::codec::open_options::OpenOptions;
 
 /// Borrows the store behind `handle` (see `handles` for the safety contract).
 pub(crate) fn store<'a>(handle: jlong) -> NativeResult<&'a AnyStore> {
@@ -29,7 +29,11 @@ pub(crate) fn store_handle(store: AnyStore) -> jlong {
 /// Java's `OpenOptions.encode` wrote (its layout: the format crate's `open_options`; what it
 /// means: the engine's `StoreOptions::from_record`). A null argument or a malformed record is an
 /// `IllegalArgumentException` naming what was wrong.
-pub(crate) fn open_options(env: &mut Env<'_>, path: &JString<'_>, options: &JByteArray<'_>) -> NativeResult<(String, StoreOptions)> {
+pub(crate) fn open_options(
+    env: &mut Env<'_>,
+    path: &JString<'_>,
+    options: &JByteArray<'_>,
+) -> NativeResult<(String, StoreOptions)> {
     if path.is_null() {
         return Err(invalid("store path must not be null"));
     }

@@ -39,7 +39,6 @@ pub(crate) fn wipe(path: &Path) -> Result<String> {
     Ok(names.join(", "))
 }
 
-
 /// The file that marks a store whose data a read or a write found damaged after it opened.
 pub(crate) const DAMAGED_FILE: &str = "DAMAGED";
 
@@ -59,7 +58,9 @@ pub(crate) fn mark_damaged(path: &Path, message: &str) {
             path.display(),
             file.display()
         ),
-        Err(e) => log::error!("store {}: RocksDB found damaged data ({message}); marking it failed: {e}", path.display()),
+        Err(e) => {
+            log::error!("store {}: RocksDB found damaged data ({message}); marking it failed: {e}", path.display())
+        }
     }
 }
 

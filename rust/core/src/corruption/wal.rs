@@ -39,9 +39,13 @@ pub(super) fn open_after_corruption(opening: &Opening<'_>, corruption: String, p
             last_consistent_offsets: offsets,
         });
     }
-    let rocks = opening
-        .open(DBRecoveryMode::PointInTime)
-        .map_err(|e| if is_corruption(&e) { damaged(e.to_string()) } else { Error::storage(path, "", e) })?;
+    let rocks = opening.open(DBRecoveryMode::PointInTime).map_err(|e| {
+        if is_corruption(&e) {
+            damaged(e.to_string())
+        } else {
+            Error::storage(path, "", e)
+        }
+    })?;
     log::warn!(
         "store {}: the write-ahead log is damaged before its end ({corruption}; WAL files {wal}); opened at the \
          last consistent commit, changelog offsets {offsets}. Every commit after the damage is lost from this store \
@@ -95,11 +99,16 @@ pub(super) fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
         let (at, what) = match scan(&bytes) {
             WalScan::Intact => continue,
             WalScan::TornTail { at } if newest => {
-                log::info!("store {}: WAL file {name} ends in a record cut short at byte {at}; cut there", path.display());
+                log::info!(
+                    "store {}: WAL file {name} ends in a record cut short at byte {at}; cut there",
+                    path.display()
+                );
                 write_synced(file, &bytes[..at]).map_err(|e| Error::storage(path, "", e))?;
                 continue;
             }
-            WalScan::TornTail { at } => (at, format!("it ends in a record cut short at byte {at}, before newer WAL files")),
+            WalScan::TornTail { at } => {
+                (at, format!("it ends in a record cut short at byte {at}, before newer WAL files"))
+            }
             WalScan::Damaged { at, reason } => (at, reason),
         };
         return Ok(Some(WalDamage {
@@ -124,7 +133,8 @@ pub(super) fn set_aside_damaged_wal(opening: &Opening<'_>, damage: WalDamage, po
     let damaged = &damage.files[0];
     let bytes = std::fs::read(damaged).map_err(io)?;
     let kept = &bytes[..damage.at.min(bytes.len())];
-    let offsets = offsets_before(opening, &damage, kept).map_or_else(|e| format!("unknown ({})", e.report()), |o| format!("{o:?}"));
+    let offsets = offsets_before(opening, &damage, kept)
+        .map_or_else(|e| format!("unknown ({})", e.report()), |o| format!("{o:?}"));
     if !policy::opens_at_last_consistent_commit(policy) {
         return Err(Error::CorruptedWal {
             path: path.display().to_string(),
@@ -174,7 +184,8 @@ fn offsets_before(opening: &Opening<'_>, damage: &WalDamage, kept: &[u8]) -> Res
         for entry in std::fs::read_dir(path).map_err(io)? {
             let entry = entry.map_err(io)?;
             let from = entry.path();
-            if !entry.file_type().map_err(io)?.is_file() || damage.files.contains(&from) || entry.file_name() == "LOCK" {
+            if !entry.file_type().map_err(io)?.is_file() || damage.files.contains(&from) || entry.file_name() == "LOCK"
+            {
                 continue;
             }
             let to = view.join(entry.file_name());

@@ -121,7 +121,9 @@ pub(crate) fn remove_leftovers(db: &Db) -> Result<()> {
 
 fn remove_dir(db: &Db, dir: &Path) -> Result<()> {
     match std::fs::remove_dir_all(dir) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(db.err_from(&format!("deleting {}", dir.display()), e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(db.err_from(&format!("deleting {}", dir.display()), e))
+        }
         _ => Ok(()),
     }
 }

@@ -6,8 +6,8 @@
 
 use super::keys::{decode_value, generation_bounds, is_tombstone, store_key, temporary_key};
 use crate::db::{Db, RawIterator, Snapshot};
-use crate::options::{DATA_CF, TXN_CF};
 use crate::iter::{Cursor, Walk};
+use crate::options::{DATA_CF, TXN_CF};
 use rust_rocksdb::ReadOptions;
 use std::sync::Arc;
 
@@ -18,7 +18,8 @@ pub(crate) fn cursor(db: &Arc<Db>, walk: &Walk, generation: u64, snapshot: &Snap
     let (generation_lower, generation_upper) = generation_bounds(generation);
     let mut temporary_options = ReadOptions::default();
     temporary_options.set_iterate_lower_bound(walk.lower().map_or(generation_lower, |k| temporary_key(generation, k)));
-    temporary_options.set_iterate_upper_bound(walk.upper_excl().map_or(generation_upper, |k| temporary_key(generation, k)));
+    temporary_options
+        .set_iterate_upper_bound(walk.upper_excl().map_or(generation_upper, |k| temporary_key(generation, k)));
     temporary_options.set_snapshot(&snapshot.rocks);
     let mut main_options = walk.read_options();
     main_options.set_snapshot(&snapshot.rocks);
@@ -83,7 +84,8 @@ impl Merged {
     fn settle(&mut self) {
         use std::cmp::Ordering::*;
         loop {
-            let temporary = self.temporary.key().map(|key| (store_key(key), self.temporary.value().is_some_and(is_tombstone)));
+            let temporary =
+                self.temporary.key().map(|key| (store_key(key), self.temporary.value().is_some_and(is_tombstone)));
             let main = self.main.key();
             let (side, tombstone) = match (main, temporary) {
                 (None, None) => (Side::None, false),

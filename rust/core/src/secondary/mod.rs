@@ -33,17 +33,17 @@ mod roll_forward;
 
 use crate::batch::{self, BatchChunks, Writes};
 use crate::db::{Db, Snapshot, Write};
-use crate::options::DATA_CF;
 use crate::error::Result;
 use crate::fault;
 use crate::iter::{self, Range, RangeIter, Walk};
 use crate::offsets::OffsetWrites;
+use crate::options::DATA_CF;
 use crate::staging::{lock, Staging};
 use roll_forward::{commit_in_progress, roll_forward, truncate_generation, Phase, COPY_BATCH_BYTES};
-use txn_rocksdb_format::commit_record::CommitRecord;
 use rust_rocksdb::WriteBatch;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use txn_rocksdb_format::commit_record::CommitRecord;
 
 /// Recovery at open, whatever the strategy: the files of an interrupted ingestion are deleted
 /// (`ingest.rs`), then a commit in progress rolls forward and the rest of the temporary store is
@@ -356,7 +356,9 @@ impl Staging for TempStore {
 
     fn has_writes(&self) -> bool {
         let current = lock(&self.current);
-        self.spilled.load(Ordering::Acquire) || !current.range_deletes.is_empty() || !lock(&self.unspilled).entries.is_empty()
+        self.spilled.load(Ordering::Acquire)
+            || !current.range_deletes.is_empty()
+            || !lock(&self.unspilled).entries.is_empty()
     }
 }
 

@@ -18,10 +18,10 @@
 use super::commit_file;
 use super::keys::{decode_value, generation_bounds, store_key};
 use crate::db::{Db, RawIterator};
-use crate::options::TXN_CF;
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets;
+use crate::options::TXN_CF;
 use rust_rocksdb::{ReadOptions, WriteBatch};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -145,11 +145,7 @@ pub(crate) fn commit_in_progress(db: &Db) -> Result<Option<CommitRecord>> {
 
 /// An iterator over one generation of the temporary store, at its first entry, not filling the
 /// block cache (each entry is read once); `readahead` for a reader that wants large reads.
-pub(super) fn generation_iterator(
-    db: &Arc<Db>,
-    generation: u64,
-    readahead: Option<usize>,
-) -> RawIterator {
+pub(super) fn generation_iterator(db: &Arc<Db>, generation: u64, readahead: Option<usize>) -> RawIterator {
     let (lower, upper) = generation_bounds(generation);
     let mut read_options = ReadOptions::default();
     read_options.set_iterate_lower_bound(lower);
@@ -201,7 +197,10 @@ pub(crate) fn recover_at_open(db: &Arc<Db>) -> Result<()> {
     let legacy = commit_file::read(&db.path)?;
     if let Some(record) = commit_in_progress(db)?.or(legacy) {
         let bytes = roll_forward(db, &record, Phase::Recovery, || {})?;
-        log::info!("store {}: rolled forward a commit interrupted by a crash ({bytes} bytes of records)", db.path.display());
+        log::info!(
+            "store {}: rolled forward a commit interrupted by a crash ({bytes} bytes of records)",
+            db.path.display()
+        );
     }
     commit_file::remove(&db.path)?;
     truncate_all(db)

@@ -35,11 +35,14 @@ pub fn open_location(options: &LocationOptions<'_>) -> Result<Location> {
         Error::InvalidArgument(format!("the upload limit must be at least 0, not {}", options.upload_bytes_per_second))
     })?;
     let request_timeout = millis(options.request_timeout_ms, "the request timeout")?;
-    let threads = usize::try_from(options.io_threads)
-        .map_err(|_| Error::InvalidArgument(format!("snapshot I/O threads must be 1 to 64, not {}", options.io_threads)))?;
+    let threads = usize::try_from(options.io_threads).map_err(|_| {
+        Error::InvalidArgument(format!("snapshot I/O threads must be 1 to 64, not {}", options.io_threads))
+    })?;
     let in_force = set_io_threads(threads)?;
     if in_force != threads {
-        log::warn!("snapshot I/O threads: {threads} asked for, {in_force} in force (set once, by the first store to open)");
+        log::warn!(
+            "snapshot I/O threads: {threads} asked for, {in_force} in force (set once, by the first store to open)"
+        );
     }
     let settings = LocationSettings { request_timeout, upload_bytes_per_second, ..LocationSettings::default() };
     let store_options: Vec<(String, String)> =

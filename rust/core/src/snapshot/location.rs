@@ -8,9 +8,9 @@ use super::io::{self, Stop, Stopped};
 use crate::error::{Error, Result};
 use bytes::Bytes;
 use futures_util::TryStreamExt;
-use object_store::path::Path as ObjectPath;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::{AzureConfigKey, MicrosoftAzureBuilder};
+use object_store::path::Path as ObjectPath;
 use object_store::{ClientOptions, RetryConfig};
 use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 use std::io::Read;
@@ -162,7 +162,8 @@ impl Location {
                     .with_retry(cloud_retry(&settings))
                     .with_client_options(cloud_client_options(&settings));
                 for (key, value) in options {
-                    let config: AmazonS3ConfigKey = key.parse().map_err(|_| invalid(format!("unknown S3 option '{key}'")))?;
+                    let config: AmazonS3ConfigKey =
+                        key.parse().map_err(|_| invalid(format!("unknown S3 option '{key}'")))?;
                     builder = builder.with_config(config, value);
                 }
                 let store = builder.build().map_err(|e| invalid(e.to_string()))?;
@@ -175,7 +176,8 @@ impl Location {
                     .with_retry(cloud_retry(&settings))
                     .with_client_options(cloud_client_options(&settings));
                 for (key, value) in options {
-                    let config: AzureConfigKey = key.parse().map_err(|_| invalid(format!("unknown Azure option '{key}'")))?;
+                    let config: AzureConfigKey =
+                        key.parse().map_err(|_| invalid(format!("unknown Azure option '{key}'")))?;
                     builder = builder.with_config(config, value);
                 }
                 let store = builder.build().map_err(|e| invalid(e.to_string()))?;
@@ -360,7 +362,8 @@ impl Location {
 
     async fn get_file(&self, objects: &[ObjectPath], file: &Path, stop: Stop<'_>) -> Result<Option<Fetched>> {
         use std::io::Write;
-        let local = |object: &ObjectPath, e: std::io::Error| self.local_err(object, format!("writing {}", file.display()), e);
+        let local =
+            |object: &ObjectPath, e: std::io::Error| self.local_err(object, format!("writing {}", file.display()), e);
         let mut out = None;
         let mut fetched = Fetched { parts: Vec::with_capacity(objects.len()), crc32c: 0 };
         for object in objects {
@@ -402,7 +405,13 @@ impl Location {
     /// abort's error when that fails too, as it does on the local file system ("Upload aborted"
     /// in place of, say, the rename that failed). Here a failure is reported as itself and the
     /// abort's own result is only logged.
-    pub(crate) fn put_file(&self, path: &ObjectPath, file: &Path, range: std::ops::Range<u64>, stop: Stop<'_>) -> Result<()> {
+    pub(crate) fn put_file(
+        &self,
+        path: &ObjectPath,
+        file: &Path,
+        range: std::ops::Range<u64>,
+        stop: Stop<'_>,
+    ) -> Result<()> {
         use futures_util::stream::{FuturesUnordered, StreamExt};
         use std::io::Seek;
         /// Parts in flight at once.
@@ -417,7 +426,8 @@ impl Location {
             limit => usize::try_from(limit / 10).unwrap_or(PART_BYTES).clamp(64 << 10, PART_BYTES),
         };
         let started = Instant::now();
-        let mut upload = self.run(stop, async { self.store.put_multipart(path).await.map_err(|e| self.failed(path, e)) })?;
+        let mut upload =
+            self.run(stop, async { self.store.put_multipart(path).await.map_err(|e| self.failed(path, e)) })?;
         let sent = self.run(stop, async {
             let mut in_flight = FuturesUnordered::new();
             let mut part: Vec<u8> = Vec::with_capacity(PART_BYTES.min(piece * 2));
@@ -529,7 +539,10 @@ mod tests {
         assert_eq!(location.get(&path, Stop::default()).unwrap().unwrap().as_ref(), &bytes[..]);
         let middle = location.path("store", "files/middle").unwrap();
         location.put_file(&middle, &file, 1_000..(PART_BYTES as u64 + 5_000), Stop::default()).unwrap();
-        assert_eq!(location.get(&middle, Stop::default()).unwrap().unwrap().as_ref(), &bytes[1_000..PART_BYTES + 5_000]);
+        assert_eq!(
+            location.get(&middle, Stop::default()).unwrap().unwrap().as_ref(),
+            &bytes[1_000..PART_BYTES + 5_000]
+        );
         let past = location.path("store", "files/past").unwrap();
         let e = location.put_file(&past, &file, 0..bytes.len() as u64 + 1, Stop::default()).unwrap_err().to_string();
         assert!(e.contains("of the bytes"), "{e}");

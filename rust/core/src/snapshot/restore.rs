@@ -1,9 +1,9 @@
 //! Restoring a store's directory from its newest usable snapshot.
 
 use super::io::{Patience, Stop};
-use super::location::Location;
 use super::layout::{manifest_seq, FILES, SNAPSHOTS};
 use super::local::local_err;
+use super::location::Location;
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
 use std::path::{Path, PathBuf};
@@ -152,7 +152,8 @@ fn restore_into(
         });
         match fetched {
             Ok(manifest) => {
-                std::fs::rename(staging, dir).map_err(|e| local_err(dir, "moving the restored snapshot into place", e))?;
+                std::fs::rename(staging, dir)
+                    .map_err(|e| local_err(dir, "moving the restored snapshot into place", e))?;
                 sync_dir(dir.parent().unwrap_or(Path::new(".")))?;
                 log::info!(
                     "store {}: restored snapshot {seq} from {}/{store_id} ({} files), offsets {:?}",
@@ -203,7 +204,13 @@ enum Unusable {
 /// streamed to disk), each checked against its size and checksum. Any failure (a missing or
 /// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
 /// location that is down falls back to the changelog.
-fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Path, stop: Stop<'_>) -> std::result::Result<(), Unusable> {
+fn fetch(
+    location: &Location,
+    store_id: &str,
+    manifest: &Manifest,
+    staging: &Path,
+    stop: Stop<'_>,
+) -> std::result::Result<(), Unusable> {
     let failed = |e: Error| Unusable::Snapshot(e.report().to_string());
     std::fs::create_dir_all(staging).map_err(|e| Unusable::Snapshot(format!("creating {}: {e}", staging.display())))?;
     let mut objects = Vec::with_capacity(manifest.files.len());
@@ -242,7 +249,10 @@ fn fetch(location: &Location, store_id: &str, manifest: &Manifest, staging: &Pat
 /// of the store heals it. A failure to delete is only logged.
 fn forget_damaged(location: &Location, object: &object_store::path::Path) {
     match location.delete(object, Stop::default()) {
-        Ok(()) => log::warn!("snapshot: deleted the damaged object {object} at {}; the next snapshot sends it again", location.uri()),
+        Ok(()) => log::warn!(
+            "snapshot: deleted the damaged object {object} at {}; the next snapshot sends it again",
+            location.uri()
+        ),
         Err(e) => log::warn!("snapshot: the damaged object {object} could not be deleted ({})", e.report()),
     }
 }
@@ -267,7 +277,8 @@ fn check_empty(dir: &Path) -> Result<()> {
 /// The directory beside `dir` that a snapshot is downloaded into (left over by a restore that
 /// died: deleted first).
 fn staging_dir(dir: &Path) -> Result<PathBuf> {
-    let name = dir.file_name().ok_or_else(|| Error::InvalidArgument(format!("{} names no directory", dir.display())))?;
+    let name =
+        dir.file_name().ok_or_else(|| Error::InvalidArgument(format!("{} names no directory", dir.display())))?;
     let staging = dir.with_file_name(format!(".{}.restoring", name.to_string_lossy()));
     remove_dir(&staging)?;
     if let Some(parent) = dir.parent() {

@@ -2,8 +2,8 @@
 //! references deleted.
 
 use super::io::Stop;
-use super::location::Location;
 use super::layout::{manifest_seq, FILES, SNAPSHOTS};
+use super::location::Location;
 use crate::error::{Error, Result};
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
@@ -58,7 +58,10 @@ pub fn retain(location: &Location, store_id: &str, keep: usize, cancel: &AtomicB
                 oldest_kept = Some(object.last_modified);
             }
             Some(Err(e)) => {
-                log::warn!("snapshot {seq} of {}/{store_id}: its manifest does not decode ({e}); not counted as kept", location.uri());
+                log::warn!(
+                    "snapshot {seq} of {}/{store_id}: its manifest does not decode ({e}); not counted as kept",
+                    location.uri()
+                );
                 deleting.push((seq, object));
             }
             None => {}

@@ -3,10 +3,10 @@
 //! deleted.
 
 use super::io::Stop;
-use super::location::Location;
-use super::sent::Sent;
 use super::layout::{manifest_name, manifest_seq, object_name, FILES, SNAPSHOTS};
 use super::local::{file_checksum, local_err, FileChecksum};
+use super::location::Location;
+use super::sent::Sent;
 use crate::error::{Error, Result};
 use crate::fault;
 use crate::offsets::{self, TopicPartition};
@@ -223,7 +223,10 @@ fn describe(name: &str, path: &Path, before: &Sent, now: &mut Sent) -> Result<Sn
     let size = std::fs::metadata(path).map_err(reading)?.len();
     let checksum = |prefix: u64| match file_checksum(path, prefix).map_err(reading)? {
         sum if sum.size == size => Ok(sum),
-        sum => Err(Error::storage_found(path, format!("snapshot: reading a checkpoint file: {} bytes read, {size} expected", sum.size))),
+        sum => Err(Error::storage_found(
+            path,
+            format!("snapshot: reading a checkpoint file: {} bytes read, {size} expected", sum.size),
+        )),
     };
     if is_immutable(name) {
         let crc32c = match before.immutable.get(&(name.to_string(), size)) {
@@ -236,7 +239,9 @@ fn describe(name: &str, path: &Path, before: &Sent, now: &mut Sent) -> Result<Sn
     let earlier = before.appendable.get(name).filter(|_| is_appendable(name));
     let sum: FileChecksum = checksum(earlier.map_or(0, |file| file.size))?;
     let file = match earlier {
-        Some(earlier) if size >= earlier.size && sum.prefix_crc32c == earlier.crc32c && earlier.parts.len() < MAX_PARTS => {
+        Some(earlier)
+            if size >= earlier.size && sum.prefix_crc32c == earlier.crc32c && earlier.parts.len() < MAX_PARTS =>
+        {
             let mut parts = earlier.parts.clone();
             let appended = size - earlier.size;
             if appended > 0 {
@@ -324,7 +329,10 @@ fn remove_leftover_checkpoints(store_dir: &Path) -> Result<()> {
         let entry = entry.map_err(|e| local_err(store_dir, "listing the store's directory", e))?;
         if entry.file_name().to_string_lossy().starts_with(CHECKPOINT_PREFIX) {
             if let Err(e) = std::fs::remove_dir_all(entry.path()) {
-                log::warn!("snapshot: deleting the leftover checkpoint {} failed (tried again at the next snapshot): {e}", entry.path().display());
+                log::warn!(
+                    "snapshot: deleting the leftover checkpoint {} failed (tried again at the next snapshot): {e}",
+                    entry.path().display()
+                );
             }
         }
     }
@@ -337,7 +345,9 @@ fn file_names(dir: &Path) -> Result<Vec<String>> {
     for entry in std::fs::read_dir(dir).map_err(|e| local_err(dir, "listing the checkpoint", e))? {
         let entry = entry.map_err(|e| local_err(dir, "listing the checkpoint", e))?;
         let is_file = entry.file_type().map_err(|e| local_err(dir, "listing the checkpoint", e))?.is_file();
-        let name = entry.file_name().into_string().map_err(|name| Error::storage_found(dir, format!("snapshot: a checkpoint file name: {name:?} is not UTF-8")))?;
+        let name = entry.file_name().into_string().map_err(|name| {
+            Error::storage_found(dir, format!("snapshot: a checkpoint file name: {name:?} is not UTF-8"))
+        })?;
         if is_file && !name.starts_with("LOG") {
             names.push(name);
         }
@@ -362,7 +372,9 @@ fn read_image(store_dir: &Path, options: &crate::StoreOptions, dir: &Path) -> Re
         .map_err(|e| local_err(dir, "opening the checkpoint", e))?;
     let read = |e: rust_rocksdb::Error| local_err(dir, "reading the checkpoint", e);
     let family = rocks.cf_handle(crate::options::OFFSETS_CF).expect("offsets column family is created at open");
-    for (key, what) in [(COMMIT_RECORD_KEY, "its last commit failed half-way"), (UPGRADE_KEY, "its values are being upgraded")] {
+    for (key, what) in
+        [(COMMIT_RECORD_KEY, "its last commit failed half-way"), (UPGRADE_KEY, "its values are being upgraded")]
+    {
         if rocks.get_pinned_cf(family, key).map_err(read)?.is_some() {
             return Err(Error::InvalidArgument(format!(
                 "store {}: no snapshot while {what}; roll it back or reopen it first",
@@ -373,7 +385,9 @@ fn read_image(store_dir: &Path, options: &crate::StoreOptions, dir: &Path) -> Re
     let offsets = offsets::decode_offsets(&offsets::offset_entries(&rocks).map_err(read)?, dir)?;
     let position = offsets::position(&rocks).map_err(read)?;
     let value_format = match rocks.get_pinned_cf(family, VALUE_FORMAT_KEY).map_err(read)? {
-        Some(bytes) => Some(ValueFormat::decode(&bytes).map_err(|e| local_err(dir, "reading the checkpoint's value format", e))?),
+        Some(bytes) => {
+            Some(ValueFormat::decode(&bytes).map_err(|e| local_err(dir, "reading the checkpoint's value format", e))?)
+        }
         None => None,
     };
     Ok(Image { offsets, position, value_format })

@@ -131,15 +131,20 @@ impl Subject {
                 records.push(((b as i64) * 400 + rng.below(900) as i64, key, value));
             }
             match self {
-                Subject::KeyValue(d) => d.restore(records.iter().map(|(_, k, v)| (k.as_slice(), v.as_deref()))).unwrap(),
+                Subject::KeyValue(d) => {
+                    d.restore(records.iter().map(|(_, k, v)| (k.as_slice(), v.as_deref()))).unwrap()
+                }
                 Subject::Window(w) => {
-                    let keyed: Vec<_> = records.iter().map(|(ts, k, v)| (*ts, window::store_key(k, *ts, 0), v.clone())).collect();
+                    let keyed: Vec<_> =
+                        records.iter().map(|(ts, k, v)| (*ts, window::store_key(k, *ts, 0), v.clone())).collect();
                     let refs: Vec<_> = keyed.iter().map(|(ts, k, v)| (*ts, k.as_slice(), v.as_deref())).collect();
                     w.segments().restore(&refs).unwrap();
                 }
                 Subject::Session(s) => {
-                    let keyed: Vec<_> =
-                        records.iter().map(|(ts, k, v)| (*ts, session::store_key(k, *ts - 10, *ts), v.clone())).collect();
+                    let keyed: Vec<_> = records
+                        .iter()
+                        .map(|(ts, k, v)| (*ts, session::store_key(k, *ts - 10, *ts), v.clone()))
+                        .collect();
                     let refs: Vec<_> = keyed.iter().map(|(ts, k, v)| (*ts, k.as_slice(), v.as_deref())).collect();
                     s.segments().restore(&refs).unwrap();
                 }
@@ -163,7 +168,6 @@ pub fn reference(kind: Kind, strategy: Strategy, seed: u64, commits: u64) -> Vec
 }
 
 pub type Dump = (Vec<(Vec<u8>, Vec<u8>)>, Vec<(TopicPartition, i64)>, Option<Vec<u8>>);
-
 
 /// Copies a store directory into `to`, with its subdirectories (RocksDB keeps none, a secondary-store
 /// commit by ingestion builds its files in `ingest/`).

@@ -5,7 +5,6 @@ import java.io.File;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.StreamsMetrics;
@@ -45,8 +44,8 @@ final class BenchContext implements StateStoreContext {
         // Only to silence a warning logged per store; no global thread runs here.
         props.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, "true");
         addOurConfigs(props);
-        this.delegate = new MockProcessorContext<Object, Object>(props, new TaskId(0, 0), stateDir)
-                .getStateStoreContext();
+        this.delegate =
+                new MockProcessorContext<Object, Object>(props, new TaskId(0, 0), stateDir).getStateStoreContext();
     }
 
     /**
@@ -66,15 +65,50 @@ final class BenchContext implements StateStoreContext {
         return restoreCallback;
     }
 
-    @Override public String applicationId() { return delegate.applicationId(); }
-    @Override public TaskId taskId() { return delegate.taskId(); }
-    @Override public Optional<RecordMetadata> recordMetadata() { return delegate.recordMetadata(); }
-    @Override public Serde<?> keySerde() { return delegate.keySerde(); }
-    @Override public Serde<?> valueSerde() { return delegate.valueSerde(); }
-    @Override public File stateDir() { return delegate.stateDir(); }
-    @Override public StreamsMetrics metrics() { return delegate.metrics(); }
-    @Override public Map<String, Object> appConfigs() { return delegate.appConfigs(); }
-    @Override public Map<String, Object> appConfigsWithPrefix(String prefix) { return delegate.appConfigsWithPrefix(prefix); }
+    @Override
+    public String applicationId() {
+        return delegate.applicationId();
+    }
+
+    @Override
+    public TaskId taskId() {
+        return delegate.taskId();
+    }
+
+    @Override
+    public Optional<RecordMetadata> recordMetadata() {
+        return delegate.recordMetadata();
+    }
+
+    @Override
+    public Serde<?> keySerde() {
+        return delegate.keySerde();
+    }
+
+    @Override
+    public Serde<?> valueSerde() {
+        return delegate.valueSerde();
+    }
+
+    @Override
+    public File stateDir() {
+        return delegate.stateDir();
+    }
+
+    @Override
+    public StreamsMetrics metrics() {
+        return delegate.metrics();
+    }
+
+    @Override
+    public Map<String, Object> appConfigs() {
+        return delegate.appConfigs();
+    }
+
+    @Override
+    public Map<String, Object> appConfigsWithPrefix(String prefix) {
+        return delegate.appConfigsWithPrefix(prefix);
+    }
 
     @Override
     public void register(StateStore store, StateRestoreCallback callback) {

@@ -12,7 +12,6 @@ import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Bytes;
@@ -48,17 +47,19 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
     private final Path dir;
     /** The thread that opened the store: see {@link #checkThread()}. */
     private final Thread owner = Thread.currentThread();
+
     private boolean ownsDir = true;
 
-    private BenchStore(StoreKind kind, Function<StoreKind, S> factory, boolean segmented, Path dir,
-                       String processingGuarantee) {
+    private BenchStore(
+            StoreKind kind, Function<StoreKind, S> factory, boolean segmented, Path dir, String processingGuarantee) {
         this.kind = kind;
         this.factory = factory;
         this.segmented = segmented;
         this.dir = dir;
         this.processingGuarantee = processingGuarantee;
         if (segmented) {
-            SegmentedBenchContext c = new SegmentedBenchContext(dir.toFile(), kind.transactionalFlag, processingGuarantee);
+            SegmentedBenchContext c =
+                    new SegmentedBenchContext(dir.toFile(), kind.transactionalFlag, processingGuarantee);
             context = c;
             registered = c::restoreCallback;
         } else {
@@ -75,8 +76,8 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
         }
     }
 
-    private static <S extends StateStore> BenchStore<S> open(String kind, Function<StoreKind, S> factory,
-                                                              boolean segmented, String processingGuarantee) {
+    private static <S extends StateStore> BenchStore<S> open(
+            String kind, Function<StoreKind, S> factory, boolean segmented, String processingGuarantee) {
         StoreKind k = StoreKind.of(kind);
         Path dir;
         try {
@@ -175,7 +176,8 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
     private Map<String, Long> files() {
         Map<String, Long> files = new TreeMap<>();
         try (Stream<Path> paths = Files.walk(dir)) {
-            paths.filter(Files::isRegularFile).forEach(p -> files.put(p.toString(), p.toFile().length()));
+            paths.filter(Files::isRegularFile)
+                    .forEach(p -> files.put(p.toString(), p.toFile().length()));
         } catch (IOException | UncheckedIOException e) {
             // A file deleted while walking: the files are changing; the next poll sees them again.
             files.put("", -1L);
@@ -209,8 +211,9 @@ final class BenchStore<S extends StateStore> implements AutoCloseable {
      */
     void checkThread() {
         if (Thread.currentThread() != owner) {
-            throw new IllegalStateException("benchmark thread " + Thread.currentThread().getName()
-                    + " is not the thread that opened the store (" + owner.getName() + ")");
+            throw new IllegalStateException(
+                    "benchmark thread " + Thread.currentThread().getName()
+                            + " is not the thread that opened the store (" + owner.getName() + ")");
         }
     }
 

@@ -2,7 +2,6 @@ package dev.txnrocksdb.bench;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -17,7 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.BenchmarkResult;
@@ -62,11 +61,25 @@ public final class CompareStores {
     private static final String COMMIT_BENCHMARK = CommitBenchmark.class.getName() + ".commit";
 
     /** Row order: benchmark methods in this order, then their parameters ascending. */
-    private static final List<String> ORDER = List.of("PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss",
-            "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss", "ReadBenchmark.range", "ReadBenchmark.fullScan",
-            "ReadBenchmark.prefixScan", "RestoreBenchmark.restore", "CommitBenchmark.commit", "WindowBenchmark.put",
-            "WindowBenchmark.fetch", "WindowBenchmark.fetchAll", "SessionBenchmark.findSessions", "HeadersBenchmark.put",
-            "HeadersBenchmark.get", "VersionedBenchmark.put", "VersionedBenchmark.get");
+    private static final List<String> ORDER = List.of(
+            "PutBenchmark.put",
+            "ReadBenchmark.get",
+            "ReadBenchmark.getMiss",
+            "LargeStateBenchmark.get",
+            "LargeStateBenchmark.getMiss",
+            "ReadBenchmark.range",
+            "ReadBenchmark.fullScan",
+            "ReadBenchmark.prefixScan",
+            "RestoreBenchmark.restore",
+            "CommitBenchmark.commit",
+            "WindowBenchmark.put",
+            "WindowBenchmark.fetch",
+            "WindowBenchmark.fetchAll",
+            "SessionBenchmark.findSessions",
+            "HeadersBenchmark.put",
+            "HeadersBenchmark.get",
+            "VersionedBenchmark.put",
+            "VersionedBenchmark.get");
 
     /**
      * Benchmark classes that some columns have no store for, with the columns that have one. JMH
@@ -79,9 +92,24 @@ public final class CompareStores {
 
     /** Sizes the smoke run shrinks the data to, unless set explicitly. */
     private static final Map<String, String> SMOKE_SIZES = Map.of(
-            "bench.keys", "2000", "bench.hotKeys", "200", "bench.fullScanKeys", "2000", "bench.putKeys", "5000",
-            "bench.largeKeys", "5000",
-            "bench.windowKeys", "20", "bench.windows", "12", "bench.sessionKeys", "100", "bench.sessionsPerKey", "3");
+            "bench.keys",
+            "2000",
+            "bench.hotKeys",
+            "200",
+            "bench.fullScanKeys",
+            "2000",
+            "bench.putKeys",
+            "5000",
+            "bench.largeKeys",
+            "5000",
+            "bench.windowKeys",
+            "20",
+            "bench.windows",
+            "12",
+            "bench.sessionKeys",
+            "100",
+            "bench.sessionsPerKey",
+            "3");
 
     private CompareStores() {}
 
@@ -136,13 +164,15 @@ public final class CompareStores {
             });
         }
         Instant started = Instant.now();
-        String include = System.getProperty("bench.include", Pattern.quote(CompareStores.class.getPackageName()) + "\\..*Benchmark\\..*");
+        String include = System.getProperty(
+                "bench.include", Pattern.quote(CompareStores.class.getPackageName()) + "\\..*Benchmark\\..*");
         List<String> stores = new ArrayList<>();
         for (String s : System.getProperty("bench.stores", StoreKind.ids()).split(",")) {
             stores.add(StoreKind.of(s.trim()).id);
         }
         int rounds = Integer.getInteger("bench.rounds", smoke ? 1 : 3);
-        Path out = Paths.get(System.getProperty("bench.out", "bench/results/latest.md")).toAbsolutePath();
+        Path out = Paths.get(System.getProperty("bench.out", "bench/results/latest.md"))
+                .toAbsolutePath();
         String base = out.getFileName().toString().replaceFirst("\\.md$", "");
         Path json = out.resolveSibling(base + ".json");
         Files.createDirectories(out.getParent());
@@ -166,10 +196,13 @@ public final class CompareStores {
             Path throughputJson = out.resolveSibling(base + ".jmh.r" + round + ".throughput.json");
             collect(cells, run(settings, order, false, null, throughputJson), jmhFiles, throughputJson);
             for (Map.Entry<String, List<String>> limited : new TreeMap<>(LIMITED_COLUMNS).entrySet()) {
-                List<String> columns = order.stream().filter(limited.getValue()::contains).toList();
+                List<String> columns =
+                        order.stream().filter(limited.getValue()::contains).toList();
                 if (!columns.isEmpty()) {
-                    String suite = limited.getKey().substring(limited.getKey().lastIndexOf('.') + 1)
-                            .replaceFirst("Benchmark$", "").toLowerCase(Locale.ROOT);
+                    String suite = limited.getKey()
+                            .substring(limited.getKey().lastIndexOf('.') + 1)
+                            .replaceFirst("Benchmark$", "")
+                            .toLowerCase(Locale.ROOT);
                     Path limitedJson = out.resolveSibling(base + ".jmh.r" + round + "." + suite + ".json");
                     collect(cells, run(settings, columns, false, limited.getKey(), limitedJson), jmhFiles, limitedJson);
                 }
@@ -190,9 +223,8 @@ public final class CompareStores {
      * Runs one suite once: the single-shot commit benchmark, the benchmarks of one class of
      * {@link #LIMITED_COLUMNS} ({@code onlyClass}), or every other throughput benchmark.
      */
-    private static Collection<RunResult> run(Settings s, List<String> order, boolean commitSuite, String onlyClass,
-                                             Path result)
-            throws RunnerException {
+    private static Collection<RunResult> run(
+            Settings s, List<String> order, boolean commitSuite, String onlyClass, Path result) throws RunnerException {
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .param("store", order.toArray(new String[0]))
                 .forks(s.forks)
@@ -223,7 +255,9 @@ public final class CompareStores {
         }
         List<String> jvmArgs = new ArrayList<>();
         // The data sizes (and anything else under bench.) reach the forks as they reach this JVM.
-        System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("bench.")).sorted()
+        System.getProperties().stringPropertyNames().stream()
+                .filter(k -> k.startsWith("bench."))
+                .sorted()
                 .forEach(k -> jvmArgs.add("-D" + k + "=" + System.getProperty(k)));
         String extra = System.getProperty("bench.jvmArgs", "").trim();
         if (!extra.isEmpty()) {
@@ -237,8 +271,8 @@ public final class CompareStores {
         }
     }
 
-    private static void collect(Map<Row, Map<String, Cell>> cells, Collection<RunResult> results, List<String> jmhFiles,
-                                Path jmhJson) {
+    private static void collect(
+            Map<Row, Map<String, Cell>> cells, Collection<RunResult> results, List<String> jmhFiles, Path jmhJson) {
         if (!results.isEmpty()) {
             jmhFiles.add(jmhJson.getFileName().toString());
         }
@@ -269,8 +303,8 @@ public final class CompareStores {
         return parts[parts.length - 2] + "." + parts[parts.length - 1];
     }
 
-    private static final Comparator<Row> ROW_ORDER = Comparator
-            .comparingInt((Row r) -> ORDER.contains(r.benchmark()) ? ORDER.indexOf(r.benchmark()) : ORDER.size())
+    private static final Comparator<Row> ROW_ORDER = Comparator.comparingInt(
+                    (Row r) -> ORDER.contains(r.benchmark()) ? ORDER.indexOf(r.benchmark()) : ORDER.size())
             .thenComparing(Row::benchmark)
             .thenComparing(r -> r.params().toString(), CompareStores::compareParams);
 
@@ -280,7 +314,8 @@ public final class CompareStores {
         String[] y = b.split("(?<=\\D)(?=\\d)|(?<=\\d)(?=\\D)");
         for (int i = 0; i < Math.min(x.length, y.length); i++) {
             int c = Character.isDigit(x[i].charAt(0)) && Character.isDigit(y[i].charAt(0))
-                    ? Long.compare(Long.parseLong(x[i]), Long.parseLong(y[i])) : x[i].compareTo(y[i]);
+                    ? Long.compare(Long.parseLong(x[i]), Long.parseLong(y[i]))
+                    : x[i].compareTo(y[i]);
             if (c != 0) {
                 return c;
             }
@@ -292,14 +327,17 @@ public final class CompareStores {
     static String label(Row row) {
         Map<String, String> p = row.params();
         String staged = p.containsKey("staged")
-                ? (p.get("staged").equals("0") ? "nothing staged" : n(p.get("staged")) + " staged") : null;
+                ? (p.get("staged").equals("0") ? "nothing staged" : n(p.get("staged")) + " staged")
+                : null;
         return switch (row.benchmark()) {
-            case "PutBenchmark.put" -> "put, " + n(p.get("valueSize")) + " B values, commit every " + n(p.get("commitEvery"));
+            case "PutBenchmark.put" ->
+                "put, " + n(p.get("valueSize")) + " B values, commit every " + n(p.get("commitEvery"));
             case "ReadBenchmark.get" -> "get (hit), " + n(String.valueOf(Sizes.KEYS)) + " keys, " + staged;
             case "ReadBenchmark.getMiss" -> "get (miss), " + n(String.valueOf(Sizes.KEYS)) + " keys";
-            case "LargeStateBenchmark.get" -> "get (hit), " + n(String.valueOf(Sizes.LARGE_KEYS)) + " keys (restored, reopened)";
-            case "LargeStateBenchmark.getMiss" -> "get (miss), " + n(String.valueOf(Sizes.LARGE_KEYS))
-                    + " keys (restored, reopened)";
+            case "LargeStateBenchmark.get" ->
+                "get (hit), " + n(String.valueOf(Sizes.LARGE_KEYS)) + " keys (restored, reopened)";
+            case "LargeStateBenchmark.getMiss" ->
+                "get (miss), " + n(String.valueOf(Sizes.LARGE_KEYS)) + " keys (restored, reopened)";
             case "ReadBenchmark.range" -> "range of " + n(p.get("length")) + ", " + staged;
             case "ReadBenchmark.fullScan" -> "full scan of " + n(String.valueOf(Sizes.FULL_SCAN_KEYS)) + ", " + staged;
             case "ReadBenchmark.prefixScan" -> "prefix scan (" + Keys.PREFIX_SPAN + " entries)";
@@ -307,14 +345,17 @@ public final class CompareStores {
             case "CommitBenchmark.commit" -> "commit of " + n(p.get("dirtyKeys")) + " dirty keys";
             case "WindowBenchmark.put" -> "window put, commit every " + n(String.valueOf(Sizes.LOAD_COMMIT_INTERVAL));
             case "WindowBenchmark.fetch" -> "window fetch(key, from, to), " + Sizes.FETCH_WINDOWS + " windows";
-            case "WindowBenchmark.fetchAll" -> "window fetchAll(from, to), "
-                    + n(String.valueOf((long) Sizes.FETCH_WINDOWS * Sizes.WINDOW_KEYS)) + " entries";
-            case "SessionBenchmark.findSessions" -> "session findSessions (1 of " + Sizes.SESSIONS_PER_KEY + " per key)";
+            case "WindowBenchmark.fetchAll" ->
+                "window fetchAll(from, to), " + n(String.valueOf((long) Sizes.FETCH_WINDOWS * Sizes.WINDOW_KEYS))
+                        + " entries";
+            case "SessionBenchmark.findSessions" ->
+                "session findSessions (1 of " + Sizes.SESSIONS_PER_KEY + " per key)";
             case "HeadersBenchmark.put" -> "headers store put, 100 B values, commit every " + n(p.get("commitEvery"));
             case "HeadersBenchmark.get" -> "headers store get (hit)";
             case "VersionedBenchmark.put" -> "versioned put (timestamp order), commit every " + n(p.get("commitEvery"));
-            case "VersionedBenchmark.get" -> "versioned get as of a random time (" + n(String.valueOf(VersionedBenchmark.KEYS))
-                    + " keys x " + VersionedBenchmark.VERSIONS + " versions)";
+            case "VersionedBenchmark.get" ->
+                "versioned get as of a random time (" + n(String.valueOf(VersionedBenchmark.KEYS)) + " keys x "
+                        + VersionedBenchmark.VERSIONS + " versions)";
             default -> row.id();
         };
     }
@@ -322,9 +363,14 @@ public final class CompareStores {
     /** The unit of one row's scores. */
     static String unit(Row row) {
         return switch (row.benchmark()) {
-            case "PutBenchmark.put", "WindowBenchmark.put", "HeadersBenchmark.put", "VersionedBenchmark.put" -> "puts/s";
-            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss",
-                 "HeadersBenchmark.get", "VersionedBenchmark.get" -> "gets/s";
+            case "PutBenchmark.put", "WindowBenchmark.put", "HeadersBenchmark.put", "VersionedBenchmark.put" ->
+                "puts/s";
+            case "ReadBenchmark.get",
+                    "ReadBenchmark.getMiss",
+                    "LargeStateBenchmark.get",
+                    "LargeStateBenchmark.getMiss",
+                    "HeadersBenchmark.get",
+                    "VersionedBenchmark.get" -> "gets/s";
             case "ReadBenchmark.range", "ReadBenchmark.fullScan", "ReadBenchmark.prefixScan" -> "scans/s";
             case "RestoreBenchmark.restore" -> "records/s";
             case "CommitBenchmark.commit" -> "ms/commit";
@@ -337,8 +383,11 @@ public final class CompareStores {
     /** Which of issue 10's goals a row falls under. */
     static String group(Row row) {
         return switch (row.benchmark()) {
-            case "PutBenchmark.put", "ReadBenchmark.get", "ReadBenchmark.getMiss", "LargeStateBenchmark.get",
-                 "LargeStateBenchmark.getMiss" -> "point";
+            case "PutBenchmark.put",
+                    "ReadBenchmark.get",
+                    "ReadBenchmark.getMiss",
+                    "LargeStateBenchmark.get",
+                    "LargeStateBenchmark.getMiss" -> "point";
             case "ReadBenchmark.range", "ReadBenchmark.fullScan" -> "scan";
             case "ReadBenchmark.prefixScan" -> "prefix";
             case "RestoreBenchmark.restore" -> "restore";
@@ -357,7 +406,8 @@ public final class CompareStores {
      */
     static long stateKeys(Row row) {
         return switch (row.benchmark()) {
-            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "ReadBenchmark.range", "ReadBenchmark.prefixScan" -> Sizes.KEYS;
+            case "ReadBenchmark.get", "ReadBenchmark.getMiss", "ReadBenchmark.range", "ReadBenchmark.prefixScan" ->
+                Sizes.KEYS;
             case "ReadBenchmark.fullScan" -> Sizes.FULL_SCAN_KEYS;
             case "LargeStateBenchmark.get", "LargeStateBenchmark.getMiss" -> Sizes.LARGE_KEYS;
             default -> 0;
@@ -411,7 +461,9 @@ public final class CompareStores {
         if (c == null) {
             return "-";
         }
-        return c.iterations.size() > 1 ? fmt(c.median()) + " (" + fmt(c.min()) + "–" + fmt(c.max()) + ")" : fmt(c.median());
+        return c.iterations.size() > 1
+                ? fmt(c.median()) + " (" + fmt(c.min()) + "–" + fmt(c.max()) + ")"
+                : fmt(c.median());
     }
 
     /** One row per operation: each store's median (min–max) and its ratio against kafka-txn. */
@@ -465,7 +517,9 @@ public final class CompareStores {
             if (n == 0) {
                 sb.append('|');
                 for (int i = 0; i < width.length; i++) {
-                    sb.append(' ').append(i >= 2 ? "-".repeat(width[i] - 1) + ":" : "-".repeat(width[i])).append(" |");
+                    sb.append(' ')
+                            .append(i >= 2 ? "-".repeat(width[i] - 1) + ":" : "-".repeat(width[i]))
+                            .append(" |");
                 }
                 sb.append('\n');
             }
@@ -473,28 +527,54 @@ public final class CompareStores {
         return sb.toString();
     }
 
-    private static void write(Settings s, Map<Row, Map<String, Cell>> cells, List<TransactionalCheck.Outcome> check,
-                              List<String> jmhFiles, int roundsDone, Instant started, Path md, Path json) throws IOException {
-        String date = DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.atOffset(ZoneOffset.UTC).withNano(0));
+    private static void write(
+            Settings s,
+            Map<Row, Map<String, Cell>> cells,
+            List<TransactionalCheck.Outcome> check,
+            List<String> jmhFiles,
+            int roundsDone,
+            Instant started,
+            Path md,
+            Path json)
+            throws IOException {
+        String date = DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(
+                started.atOffset(ZoneOffset.UTC).withNano(0));
         Duration elapsed = Duration.between(started, Instant.now());
         Machine m = Machine.describe();
         StringBuilder text = new StringBuilder();
-        text.append("# txn-rocksdb vs Kafka 4.4's stores").append(s.smoke ? " (SMOKE RUN: figures mean nothing)" : "")
-                .append("\n\nGenerated by `").append(s.command).append("` (`dev.txnrocksdb.bench.CompareStores`), started ")
-                .append(date).append(", ").append(roundsDone).append(" of ").append(s.rounds).append(" round(s) in ")
-                .append(minutes(elapsed)).append(s.gitCommit.isEmpty() ? "" : ", commit " + s.gitCommit).append(".\n\n")
-                .append("Machine: ").append(m.summary()).append(".  \n")
-                .append(s.summary()).append("\n\n")
-                .append("Each cell: median over rounds of each round's median over its measurement iterations, with the "
-                        + "min–max of all iterations. Ratios are against `kafka-txn` (Kafka's RocksDB store with "
-                        + "enable.transactional.statestores=true); > 1 means faster than it (for ms/commit, its time "
-                        + "over the column's).\n\n")
+        text.append("# txn-rocksdb vs Kafka 4.4's stores")
+                .append(s.smoke ? " (SMOKE RUN: figures mean nothing)" : "")
+                .append("\n\nGenerated by `")
+                .append(s.command)
+                .append("` (`dev.txnrocksdb.bench.CompareStores`), started ")
+                .append(date)
+                .append(", ")
+                .append(roundsDone)
+                .append(" of ")
+                .append(s.rounds)
+                .append(" round(s) in ")
+                .append(minutes(elapsed))
+                .append(s.gitCommit.isEmpty() ? "" : ", commit " + s.gitCommit)
+                .append(".\n\n")
+                .append("Machine: ")
+                .append(m.summary())
+                .append(".  \n")
+                .append(s.summary())
+                .append("\n\n")
+                .append(
+                        "Each cell: median over rounds of each round's median over its measurement iterations, with the "
+                                + "min–max of all iterations. Ratios are against `kafka-txn` (Kafka's RocksDB store with "
+                                + "enable.transactional.statestores=true); > 1 means faster than it (for ms/commit, its time "
+                                + "over the column's).\n\n")
                 .append(table(cells, s.stores));
         if (!check.isEmpty()) {
-            text.append("\nTransactional check, before any benchmark (committed write, uncommitted write, close, reopen):\n\n")
+            text.append(
+                            "\nTransactional check, before any benchmark (committed write, uncommitted write, close, reopen):\n\n")
                     .append(TransactionalCheck.table(check));
         }
-        text.append("\nJMH's own results: ").append(String.join(", ", jmhFiles.stream().map(f -> "`" + f + "`").toList()))
+        text.append("\nJMH's own results: ")
+                .append(String.join(
+                        ", ", jmhFiles.stream().map(f -> "`" + f + "`").toList()))
                 .append(".\n");
         Files.writeString(md, text.toString());
 
@@ -507,23 +587,38 @@ public final class CompareStores {
         j.append("  \"machine\": ").append(m.json()).append(",\n");
         j.append("  \"settings\": ").append(s.json(roundsDone)).append(",\n");
         j.append("  \"reference\": ").append(Json.str(REFERENCE)).append(",\n");
-        j.append("  \"stores\": [").append(String.join(", ", s.stores.stream().map(Json::str).toList())).append("],\n");
+        j.append("  \"stores\": [")
+                .append(String.join(", ", s.stores.stream().map(Json::str).toList()))
+                .append("],\n");
         j.append("  \"check\": ").append(TransactionalCheck.json(check)).append(",\n");
-        j.append("  \"jmhFiles\": [").append(String.join(", ", jmhFiles.stream().map(Json::str).toList())).append("],\n");
+        j.append("  \"jmhFiles\": [")
+                .append(String.join(", ", jmhFiles.stream().map(Json::str).toList()))
+                .append("],\n");
         j.append("  \"rows\": [");
         boolean first = true;
         for (Map.Entry<Row, Map<String, Cell>> e : cells.entrySet()) {
             Row row = e.getKey();
-            j.append(first ? "\n" : ",\n").append("    {\"id\": ").append(Json.str(row.id()))
-                    .append(", \"benchmark\": ").append(Json.str(row.benchmark()))
-                    .append(", \"label\": ").append(Json.str(label(row)))
-                    .append(", \"group\": ").append(Json.str(group(row)))
-                    .append(", \"stateKeys\": ").append(stateKeys(row))
-                    .append(", \"unit\": ").append(Json.str(unit(row)))
-                    .append(", \"higherIsBetter\": ").append(row.higherIsBetter())
+            j.append(first ? "\n" : ",\n")
+                    .append("    {\"id\": ")
+                    .append(Json.str(row.id()))
+                    .append(", \"benchmark\": ")
+                    .append(Json.str(row.benchmark()))
+                    .append(", \"label\": ")
+                    .append(Json.str(label(row)))
+                    .append(", \"group\": ")
+                    .append(Json.str(group(row)))
+                    .append(", \"stateKeys\": ")
+                    .append(stateKeys(row))
+                    .append(", \"unit\": ")
+                    .append(Json.str(unit(row)))
+                    .append(", \"higherIsBetter\": ")
+                    .append(row.higherIsBetter())
                     .append(", \"params\": {");
-            j.append(String.join(", ", row.params().entrySet().stream()
-                    .map(p -> Json.str(p.getKey()) + ": " + Json.str(p.getValue())).toList()));
+            j.append(String.join(
+                    ", ",
+                    row.params().entrySet().stream()
+                            .map(p -> Json.str(p.getKey()) + ": " + Json.str(p.getValue()))
+                            .toList()));
             j.append("},\n     \"scores\": {");
             List<String> scores = new ArrayList<>();
             List<String> ratios = new ArrayList<>();
@@ -533,14 +628,20 @@ public final class CompareStores {
                     continue;
                 }
                 scores.add("\n       " + Json.str(store) + ": {\"median\": " + Json.num(c.median()) + ", \"min\": "
-                        + Json.num(c.min()) + ", \"max\": " + Json.num(c.max()) + ", \"samples\": " + c.iterations.size()
-                        + ", \"roundMedians\": [" + String.join(", ", c.roundMedians.stream().map(Json::num).toList()) + "]}");
+                        + Json.num(c.min()) + ", \"max\": " + Json.num(c.max()) + ", \"samples\": "
+                        + c.iterations.size()
+                        + ", \"roundMedians\": ["
+                        + String.join(
+                                ", ", c.roundMedians.stream().map(Json::num).toList()) + "]}");
                 double r = ratio(row, c, e.getValue().get(REFERENCE));
                 if (!Double.isNaN(r)) {
                     ratios.add(Json.str(store) + ": " + Json.num(r));
                 }
             }
-            j.append(String.join(",", scores)).append("},\n     \"ratios\": {").append(String.join(", ", ratios)).append("}}");
+            j.append(String.join(",", scores))
+                    .append("},\n     \"ratios\": {")
+                    .append(String.join(", ", ratios))
+                    .append("}}");
             first = false;
         }
         j.append("\n  ]\n}\n");
@@ -595,16 +696,26 @@ public final class CompareStores {
         }
 
         static String sizes() {
-            return String.format(Locale.ROOT, "%,d committed keys (16 B) with 100 B values for reads, staged writes among "
+            return String.format(
+                    Locale.ROOT,
+                    "%,d committed keys (16 B) with 100 B values for reads, staged writes among "
                             + "the first %,d, full scan of %,d, large state %,d keys (restored, reopened), puts over %,d keys, "
                             + "window %,d keys x %d windows, session %,d keys x %d sessions",
-                    Sizes.KEYS, Sizes.HOT_KEYS, Sizes.FULL_SCAN_KEYS, Sizes.LARGE_KEYS, Sizes.PUT_KEYS, Sizes.WINDOW_KEYS,
-                    Sizes.WINDOWS, Sizes.SESSION_KEYS, Sizes.SESSIONS_PER_KEY);
+                    Sizes.KEYS,
+                    Sizes.HOT_KEYS,
+                    Sizes.FULL_SCAN_KEYS,
+                    Sizes.LARGE_KEYS,
+                    Sizes.PUT_KEYS,
+                    Sizes.WINDOW_KEYS,
+                    Sizes.WINDOWS,
+                    Sizes.SESSION_KEYS,
+                    Sizes.SESSIONS_PER_KEY);
         }
 
         String json(int roundsDone) {
             return "{\"rounds\": " + rounds + ", \"roundsDone\": " + roundsDone + ", \"forks\": " + forks
-                    + ", \"warmupIterations\": " + warmupIterations + ", \"warmupTime\": " + Json.str(warmupTime.toString())
+                    + ", \"warmupIterations\": " + warmupIterations + ", \"warmupTime\": "
+                    + Json.str(warmupTime.toString())
                     + ", \"iterations\": " + iterations + ", \"time\": " + Json.str(time.toString())
                     + ", \"commitWarmups\": " + commitWarmups + ", \"commitIterations\": " + commitIterations
                     + ", \"include\": " + Json.str(include) + ", \"summary\": " + Json.str(summary())
@@ -612,7 +723,8 @@ public final class CompareStores {
                     + ", \"fullScanKeys\": " + Sizes.FULL_SCAN_KEYS + ", \"largeKeys\": " + Sizes.LARGE_KEYS
                     + ", \"putKeys\": " + Sizes.PUT_KEYS
                     + ", \"windowKeys\": " + Sizes.WINDOW_KEYS + ", \"windows\": " + Sizes.WINDOWS
-                    + ", \"sessionKeys\": " + Sizes.SESSION_KEYS + ", \"sessionsPerKey\": " + Sizes.SESSIONS_PER_KEY + "}}";
+                    + ", \"sessionKeys\": " + Sizes.SESSION_KEYS + ", \"sessionsPerKey\": " + Sizes.SESSIONS_PER_KEY
+                    + "}}";
         }
     }
 
@@ -622,19 +734,29 @@ public final class CompareStores {
             String cpu = "unknown CPU";
             String memory = "";
             try {
-                cpu = Files.readAllLines(Paths.get("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                        .findFirst().map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse(cpu);
-                memory = Files.readAllLines(Paths.get("/proc/meminfo")).stream().filter(l -> l.startsWith("MemTotal"))
-                        .findFirst().map(l -> {
+                cpu = Files.readAllLines(Paths.get("/proc/cpuinfo")).stream()
+                        .filter(l -> l.startsWith("model name"))
+                        .findFirst()
+                        .map(l -> l.substring(l.indexOf(':') + 1).trim())
+                        .orElse(cpu);
+                memory = Files.readAllLines(Paths.get("/proc/meminfo")).stream()
+                        .filter(l -> l.startsWith("MemTotal"))
+                        .findFirst()
+                        .map(l -> {
                             long kb = Long.parseLong(l.replaceAll("\\D", ""));
                             return String.format(Locale.ROOT, "%.0f GiB RAM", kb / 1024.0 / 1024.0);
-                        }).orElse("");
+                        })
+                        .orElse("");
             } catch (IOException | RuntimeException ignored) {
                 // Not Linux: leave it out.
             }
-            return new Machine(Runtime.getRuntime().availableProcessors(), cpu, memory,
+            return new Machine(
+                    Runtime.getRuntime().availableProcessors(),
+                    cpu,
+                    memory,
                     "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")",
-                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"));
+                    System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                            + System.getProperty("os.arch"));
         }
 
         String summary() {

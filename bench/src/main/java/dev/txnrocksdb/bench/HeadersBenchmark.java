@@ -4,7 +4,6 @@ import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -42,13 +41,15 @@ import org.openjdk.jmh.annotations.TearDown;
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 public class HeadersBenchmark {
-    private static final ValueTimestampHeadersSerde<byte[]> SERDE = new ValueTimestampHeadersSerde<>(Serdes.ByteArray());
+    private static final ValueTimestampHeadersSerde<byte[]> SERDE =
+            new ValueTimestampHeadersSerde<>(Serdes.ByteArray());
     /** The serialized value's size: a one-byte varint 0 (empty headers), the timestamp, the value. */
     static final int STORED_VALUE_SIZE = 1 + Long.BYTES + Keys.VALUE_SIZE;
 
     /** {@code value} at {@code timestamp} with empty headers, as Kafka's headers store layers serialize it. */
     static byte[] headersValue(byte[] value, long timestamp) {
-        byte[] bytes = SERDE.serializer().serialize(null, ValueTimestampHeaders.make(value, timestamp, new RecordHeaders()));
+        byte[] bytes =
+                SERDE.serializer().serialize(null, ValueTimestampHeaders.make(value, timestamp, new RecordHeaders()));
         if (bytes.length != 1 + Long.BYTES + value.length || bytes[0] != 0) {
             throw new IllegalStateException("Kafka's headers format is not [varint 0][8-byte timestamp][value]: "
                     + bytes.length + " bytes for a " + value.length + "-byte value, first byte " + bytes[0]);
@@ -59,8 +60,11 @@ public class HeadersBenchmark {
     /** The transactional proof of {@link ReopenCheck} for the column's headers store. */
     static void checkReopen(String store) {
         byte[] value = headersValue(new byte[Keys.VALUE_SIZE], WindowBenchmark.BASE);
-        ReopenCheck.<KeyValueStore<Bytes, byte[]>>run("timestamped key-value store with headers",
-                () -> BenchStore.headersKeyValue(store), (kv, key) -> kv.put(key, value), (kv, key) -> kv.get(key) != null);
+        ReopenCheck.<KeyValueStore<Bytes, byte[]>>run(
+                "timestamped key-value store with headers",
+                () -> BenchStore.headersKeyValue(store),
+                (kv, key) -> kv.put(key, value),
+                (kv, key) -> kv.get(key) != null);
     }
 
     /** A fresh store for puts. */
@@ -128,8 +132,10 @@ public class HeadersBenchmark {
                     throw new IllegalStateException(store + ": get of the last key loaded returned "
                             + (got == null ? "nothing" : got.length + " other bytes"));
                 }
-                ValueTimestampHeaders<byte[]> read = SERDE.deserializer().deserialize(null, kv.get(keys[keys.length / 2]));
-                if (read.timestamp() != WindowBenchmark.BASE + keys.length / 2 || read.value().length != Keys.VALUE_SIZE
+                ValueTimestampHeaders<byte[]> read =
+                        SERDE.deserializer().deserialize(null, kv.get(keys[keys.length / 2]));
+                if (read.timestamp() != WindowBenchmark.BASE + keys.length / 2
+                        || read.value().length != Keys.VALUE_SIZE
                         || read.headers().toArray().length != 0) {
                     throw new IllegalStateException(store + ": get returned " + read);
                 }

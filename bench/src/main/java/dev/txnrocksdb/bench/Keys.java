@@ -1,7 +1,6 @@
 package dev.txnrocksdb.bench;
 
 import java.util.SplittableRandom;
-
 import org.apache.kafka.common.utils.Bytes;
 
 /** Keys and values shared by the benchmarks: 16-byte keys, 100-byte values unless stated. */
@@ -10,6 +9,7 @@ final class Keys {
     static final int VALUE_SIZE = 100;
     /** Keys of one prefix-scan prefix: the first 7 of a sequential key's 8 big-endian index bytes. */
     static final int PREFIX_SPAN = 256;
+
     static final int PREFIX_SIZE = 7;
     private static final long SUFFIX = 0x5EED_5EED_5EED_5EEDL;
     private static final long MISSING_SUFFIX = 0x0BAD_0BAD_0BAD_0BADL;

@@ -7,7 +7,6 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
@@ -55,6 +54,7 @@ public class LargeStateBenchmark {
      * run does not wait.
      */
     static final Duration QUIET = Boolean.getBoolean("bench.smoke") ? Duration.ZERO : Duration.ofSeconds(2);
+
     static final Duration QUIET_LIMIT = Duration.ofSeconds(60);
 
     /** {@link Sizes#LARGE_KEYS} entries restored from the changelog, committed, and reopened. */
@@ -86,9 +86,15 @@ public class LargeStateBenchmark {
                 bench.close();
                 throw e;
             }
-            System.out.printf(Locale.ROOT, "%s: %,d keys restored in %.1f s, closed and reopened in %.1f s, "
-                            + "compactions settled in %.1f s%n", store, Sizes.LARGE_KEYS, (reopening - started) / 1e9,
-                    (reopened - reopening) / 1e9, settling.toMillis() / 1e3);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s: %,d keys restored in %.1f s, closed and reopened in %.1f s, "
+                            + "compactions settled in %.1f s%n",
+                    store,
+                    Sizes.LARGE_KEYS,
+                    (reopening - started) / 1e9,
+                    (reopened - reopening) / 1e9,
+                    settling.toMillis() / 1e3);
         }
 
         @Setup(Level.Iteration)
@@ -141,15 +147,17 @@ public class LargeStateBenchmark {
         for (int i : new int[] {0, Sizes.LARGE_KEYS / 2, Sizes.LARGE_KEYS - 1}) {
             byte[] value = kv.get(Keys.sequential(i));
             if (value == null || value.length != Keys.VALUE_SIZE) {
-                throw new IllegalStateException(bench.kind.id + ": key " + i + " of " + Sizes.LARGE_KEYS
-                        + " restored is " + (value == null ? "missing" : value.length + " bytes") + " after the reopen");
+                throw new IllegalStateException(
+                        bench.kind.id + ": key " + i + " of " + Sizes.LARGE_KEYS + " restored is "
+                                + (value == null ? "missing" : value.length + " bytes") + " after the reopen");
             }
         }
         if (kv.get(Keys.missing(Sizes.LARGE_KEYS / 2)) != null) {
             throw new IllegalStateException(bench.kind.id + ": a key never written was found");
         }
         if (kv.get(Keys.sequential(Sizes.LARGE_KEYS)) != null) {
-            throw new IllegalStateException(bench.kind.id + ": a key beyond the " + Sizes.LARGE_KEYS + " restored was found");
+            throw new IllegalStateException(
+                    bench.kind.id + ": a key beyond the " + Sizes.LARGE_KEYS + " restored was found");
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.txnrocksdb.bench;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.serialization.BytesSerializer;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
@@ -200,8 +199,8 @@ public class ReadBenchmark {
     public int prefixScan(Committed s, Blackhole bh) {
         int blocks = Math.max(1, s.loaded.keys.length / Keys.PREFIX_SPAN);
         int n = 0;
-        try (KeyValueIterator<Bytes, byte[]> it = s.loaded.kv.prefixScan(
-                Keys.prefix(ThreadLocalRandom.current().nextInt(blocks)), PREFIX_SERIALIZER)) {
+        try (KeyValueIterator<Bytes, byte[]> it =
+                s.loaded.kv.prefixScan(Keys.prefix(ThreadLocalRandom.current().nextInt(blocks)), PREFIX_SERIALIZER)) {
             while (it.hasNext()) {
                 bh.consume(it.next());
                 n++;
@@ -249,8 +248,8 @@ public class ReadBenchmark {
                         }
                     }
                     if (n != Keys.PREFIX_SPAN) {
-                        throw new IllegalStateException(store + ": prefix scan returned " + n + " entries, expected "
-                                + Keys.PREFIX_SPAN);
+                        throw new IllegalStateException(
+                                store + ": prefix scan returned " + n + " entries, expected " + Keys.PREFIX_SPAN);
                     }
                 }
             } catch (RuntimeException | Error e) {
@@ -269,8 +268,9 @@ public class ReadBenchmark {
                 kv.put(keys[n * stride], Keys.value(random));
             }
             if (bench.kind.transactionalFlag && bench.uncommittedBytes() == 0) {
-                throw new IllegalStateException(bench.kind.id + " reports no uncommitted bytes after " + staged
-                        + " uncommitted puts: it is not staging writes, so it is not the store this column claims to be");
+                throw new IllegalStateException(
+                        bench.kind.id + " reports no uncommitted bytes after " + staged
+                                + " uncommitted puts: it is not staging writes, so it is not the store this column claims to be");
             }
         }
 
@@ -287,7 +287,8 @@ public class ReadBenchmark {
                 }
             }
             if (n != length) {
-                throw new IllegalStateException(bench.kind.id + ": range returned " + n + " entries, expected " + length);
+                throw new IllegalStateException(
+                        bench.kind.id + ": range returned " + n + " entries, expected " + length);
             }
         }
 

@@ -3,7 +3,6 @@ package dev.txnrocksdb.bench;
 import java.util.function.BiConsumer;
 import java.util.function.BiPredicate;
 import java.util.function.Supplier;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.StateStore;
 
@@ -30,8 +29,8 @@ final class ReopenCheck {
      * @param write writes some value of the store's format under a key
      * @param present whether the store returns a value for a key
      */
-    static <S extends StateStore> void run(String type, Supplier<BenchStore<S>> open, BiConsumer<S, Bytes> write,
-                                           BiPredicate<S, Bytes> present) {
+    static <S extends StateStore> void run(
+            String type, Supplier<BenchStore<S>> open, BiConsumer<S, Bytes> write, BiPredicate<S, Bytes> present) {
         BenchStore<S> bench = open.get();
         try {
             StoreKind kind = bench.kind;
@@ -42,19 +41,23 @@ final class ReopenCheck {
             bench.commit(1);
             write.accept(bench.store, UNCOMMITTED);
             if (!present.test(bench.store, UNCOMMITTED)) {
-                throw new IllegalStateException(kind.id + " " + type + ": the writer cannot read its own uncommitted write");
+                throw new IllegalStateException(
+                        kind.id + " " + type + ": the writer cannot read its own uncommitted write");
             }
             if (kind.transactionalFlag && bench.uncommittedBytes() == 0) {
-                throw new IllegalStateException(kind.id + " " + type + " reports no uncommitted bytes after an uncommitted "
-                        + "put: it is not staging writes, so it is not the store this column claims to be");
+                throw new IllegalStateException(
+                        kind.id + " " + type + " reports no uncommitted bytes after an uncommitted "
+                                + "put: it is not staging writes, so it is not the store this column claims to be");
             }
             bench = bench.reopen();
             if (!present.test(bench.store, COMMITTED)) {
-                throw new IllegalStateException(kind.id + " " + type + ": a committed write was lost on close and reopen");
+                throw new IllegalStateException(
+                        kind.id + " " + type + ": a committed write was lost on close and reopen");
             }
             if (kind.expectTransactional() && present.test(bench.store, UNCOMMITTED)) {
-                throw new IllegalStateException(kind.id + " " + type + ": an uncommitted write survived close and reopen, "
-                        + "so the store is not transactional (is enable.transactional.statestores=true reaching it?)");
+                throw new IllegalStateException(
+                        kind.id + " " + type + ": an uncommitted write survived close and reopen, "
+                                + "so the store is not transactional (is enable.transactional.statestores=true reaching it?)");
             }
         } finally {
             bench.close();

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
@@ -57,7 +56,8 @@ public class RestoreBenchmark {
     public void restore() {
         List<ConsumerRecord<byte[], byte[]>> batch = new ArrayList<>(BATCH);
         for (int i = 0; i < BATCH; i++) {
-            batch.add(BenchStore.changelogRecord(offset++, Keys.sequential(random.nextInt(Sizes.PUT_KEYS)).get(), value));
+            batch.add(BenchStore.changelogRecord(
+                    offset++, Keys.sequential(random.nextInt(Sizes.PUT_KEYS)).get(), value));
         }
         restore.restoreBatch(batch);
         if (offset % Sizes.LOAD_COMMIT_INTERVAL == 0) {

@@ -4,7 +4,6 @@ import java.io.File;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
-
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.Metrics;
@@ -46,7 +45,9 @@ final class SegmentedBenchContext extends AbstractProcessorContext<Object, Objec
     private StateRestoreCallback restoreCallback;
 
     SegmentedBenchContext(File stateDir, boolean transactionalStateStores, String processingGuarantee) {
-        this(stateDir, config(transactionalStateStores, processingGuarantee),
+        this(
+                stateDir,
+                config(transactionalStateStores, processingGuarantee),
                 new StreamsMetricsImpl(new Metrics(), Thread.currentThread().getName(), Time.SYSTEM));
     }
 
@@ -103,7 +104,8 @@ final class SegmentedBenchContext extends AbstractProcessorContext<Object, Objec
     }
 
     @Override
-    public void logChange(String storeName, Bytes key, byte[] value, long timestamp, Headers headers, Position position) {
+    public void logChange(
+            String storeName, Bytes key, byte[] value, long timestamp, Headers headers, Position position) {
         // Bare stores log nothing.
     }
 

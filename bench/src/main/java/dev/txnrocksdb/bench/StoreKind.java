@@ -1,11 +1,10 @@
 package dev.txnrocksdb.bench;
 
+import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.TxnStores;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-
-import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.TxnStores;
 import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
@@ -42,6 +41,7 @@ enum StoreKind {
     static final String STORE_NAME = "bench-store";
     /** Window and session retention: long enough that no benchmark drops a segment it reads. */
     static final Duration RETENTION = Duration.ofDays(1);
+
     static final Duration WINDOW_SIZE = Duration.ofMinutes(1);
     /** Versioned stores: how long superseded versions stay readable (also the grace period). */
     static final Duration HISTORY_RETENTION = Duration.ofMinutes(10);
@@ -51,6 +51,7 @@ enum StoreKind {
     final String id;
     /** Value of enable.transactional.statestores in the stores' app configs. */
     final boolean transactionalFlag;
+
     final boolean persistent;
     final boolean ours;
 
@@ -86,8 +87,8 @@ enum StoreKind {
     KeyValueBytesStoreSupplier keyValueSupplier() {
         return switch (this) {
             case TXN -> TxnStores.persistentTransactionalKeyValueStore(STORE_NAME, TransactionStrategy.INDEXED_BATCH);
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalKeyValueStore(STORE_NAME,
-                    TransactionStrategy.SECONDARY_STORE);
+            case TXN_SECONDARY ->
+                TxnStores.persistentTransactionalKeyValueStore(STORE_NAME, TransactionStrategy.SECONDARY_STORE);
             case KAFKA_TXN, KAFKA -> Stores.persistentKeyValueStore(STORE_NAME);
             case KAFKA_MEMORY -> Stores.inMemoryKeyValueStore(STORE_NAME);
         };
@@ -95,10 +96,12 @@ enum StoreKind {
 
     WindowBytesStoreSupplier windowSupplier() {
         return switch (this) {
-            case TXN -> TxnStores.persistentTransactionalWindowStore(STORE_NAME, RETENTION, WINDOW_SIZE, false,
-                    TransactionStrategy.INDEXED_BATCH);
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalWindowStore(STORE_NAME, RETENTION, WINDOW_SIZE, false,
-                    TransactionStrategy.SECONDARY_STORE);
+            case TXN ->
+                TxnStores.persistentTransactionalWindowStore(
+                        STORE_NAME, RETENTION, WINDOW_SIZE, false, TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY ->
+                TxnStores.persistentTransactionalWindowStore(
+                        STORE_NAME, RETENTION, WINDOW_SIZE, false, TransactionStrategy.SECONDARY_STORE);
             case KAFKA_TXN, KAFKA -> Stores.persistentWindowStore(STORE_NAME, RETENTION, WINDOW_SIZE, false);
             case KAFKA_MEMORY -> Stores.inMemoryWindowStore(STORE_NAME, RETENTION, WINDOW_SIZE, false);
         };
@@ -106,10 +109,11 @@ enum StoreKind {
 
     SessionBytesStoreSupplier sessionSupplier() {
         return switch (this) {
-            case TXN -> TxnStores.persistentTransactionalSessionStore(STORE_NAME, RETENTION,
-                    TransactionStrategy.INDEXED_BATCH);
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalSessionStore(STORE_NAME, RETENTION,
-                    TransactionStrategy.SECONDARY_STORE);
+            case TXN ->
+                TxnStores.persistentTransactionalSessionStore(STORE_NAME, RETENTION, TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY ->
+                TxnStores.persistentTransactionalSessionStore(
+                        STORE_NAME, RETENTION, TransactionStrategy.SECONDARY_STORE);
             case KAFKA_TXN, KAFKA -> Stores.persistentSessionStore(STORE_NAME, RETENTION);
             case KAFKA_MEMORY -> Stores.inMemorySessionStore(STORE_NAME, RETENTION);
         };
@@ -122,10 +126,12 @@ enum StoreKind {
      */
     KeyValueBytesStoreSupplier headersKeyValueSupplier() {
         return switch (this) {
-            case TXN -> TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(STORE_NAME,
-                    TransactionStrategy.INDEXED_BATCH);
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(STORE_NAME,
-                    TransactionStrategy.SECONDARY_STORE);
+            case TXN ->
+                TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(
+                        STORE_NAME, TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY ->
+                TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(
+                        STORE_NAME, TransactionStrategy.SECONDARY_STORE);
             case KAFKA_TXN, KAFKA -> Stores.persistentTimestampedKeyValueStoreWithHeaders(STORE_NAME);
             case KAFKA_MEMORY -> Stores.inMemoryKeyValueStore(STORE_NAME);
         };
@@ -138,7 +144,10 @@ enum StoreKind {
 
     /** The ids of the kinds with a versioned key-value store: the columns of {@link VersionedBenchmark}. */
     static List<String> versionedIds() {
-        return Arrays.stream(values()).filter(StoreKind::hasVersionedStore).map(k -> k.id).toList();
+        return Arrays.stream(values())
+                .filter(StoreKind::hasVersionedStore)
+                .map(k -> k.id)
+                .toList();
     }
 
     /** The ids of the kinds whose stores keep their data across a close: the columns of {@link LargeStateBenchmark}. */
@@ -155,12 +164,14 @@ enum StoreKind {
      */
     VersionedBytesStoreSupplier versionedSupplier() {
         return switch (this) {
-            case TXN -> TxnStores.persistentTransactionalVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
-                    SEGMENT_INTERVAL, TransactionStrategy.INDEXED_BATCH);
-            case TXN_SECONDARY -> TxnStores.persistentTransactionalVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
-                    SEGMENT_INTERVAL, TransactionStrategy.SECONDARY_STORE);
-            case KAFKA_TXN, KAFKA -> Stores.persistentVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION,
-                    SEGMENT_INTERVAL);
+            case TXN ->
+                TxnStores.persistentTransactionalVersionedKeyValueStore(
+                        STORE_NAME, HISTORY_RETENTION, SEGMENT_INTERVAL, TransactionStrategy.INDEXED_BATCH);
+            case TXN_SECONDARY ->
+                TxnStores.persistentTransactionalVersionedKeyValueStore(
+                        STORE_NAME, HISTORY_RETENTION, SEGMENT_INTERVAL, TransactionStrategy.SECONDARY_STORE);
+            case KAFKA_TXN, KAFKA ->
+                Stores.persistentVersionedKeyValueStore(STORE_NAME, HISTORY_RETENTION, SEGMENT_INTERVAL);
             case KAFKA_MEMORY -> throw new IllegalStateException(id + ": Kafka has no in-memory versioned store");
         };
     }

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -31,8 +30,7 @@ public final class StoreMemory {
     /** The read-back pass gets every this many-th key of each store. */
     static final int READ_BACK_EVERY = 10;
 
-    private StoreMemory() {
-    }
+    private StoreMemory() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("machine")) {
@@ -40,7 +38,8 @@ public final class StoreMemory {
             return;
         }
         if (args.length != 4) {
-            throw new IllegalArgumentException("usage: StoreMemory <" + StoreKind.ids() + "> <stores> <keysPerStore> <commitEvery>");
+            throw new IllegalArgumentException(
+                    "usage: StoreMemory <" + StoreKind.ids() + "> <stores> <keysPerStore> <commitEvery>");
         }
         StoreKind kind = StoreKind.of(args[0]);
         int stores = Integer.parseInt(args[1]);
@@ -85,8 +84,15 @@ public final class StoreMemory {
             }
             Runtime rt = Runtime.getRuntime();
             long heapUsed = (rt.totalMemory() - rt.freeMemory()) / 1024;
-            System.out.printf(Locale.ROOT, "RESULT kind=%s stores=%d keysPerStore=%d vmHwmKiB=%d vmRssKiB=%d heapUsedKiB=%d seconds=%.1f%n",
-                    kind.id, stores, keysPerStore, status("VmHWM"), status("VmRSS"), heapUsed,
+            System.out.printf(
+                    Locale.ROOT,
+                    "RESULT kind=%s stores=%d keysPerStore=%d vmHwmKiB=%d vmRssKiB=%d heapUsedKiB=%d seconds=%.1f%n",
+                    kind.id,
+                    stores,
+                    keysPerStore,
+                    status("VmHWM"),
+                    status("VmRSS"),
+                    heapUsed,
                     (System.nanoTime() - started) / 1e9);
         } finally {
             for (BenchStore<KeyValueStore<Bytes, byte[]>> b : open) {
@@ -97,7 +103,10 @@ public final class StoreMemory {
 
     private static long coprimeStride(long n) {
         long stride = 7_919;
-        while (java.math.BigInteger.valueOf(n).gcd(java.math.BigInteger.valueOf(stride)).longValue() != 1) {
+        while (java.math.BigInteger.valueOf(n)
+                        .gcd(java.math.BigInteger.valueOf(stride))
+                        .longValue()
+                != 1) {
             stride++;
         }
         return stride;

@@ -3,7 +3,6 @@ package dev.txnrocksdb.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -37,8 +36,14 @@ final class TransactionalCheck {
     private static final long TS = WindowBenchmark.BASE;
 
     /** One kind and store type: what survived the reopen. */
-    record Outcome(String store, String type, boolean expectTransactional, boolean stagedVisible,
-                   boolean committedKept, boolean uncommittedGone, String note) {
+    record Outcome(
+            String store,
+            String type,
+            boolean expectTransactional,
+            boolean stagedVisible,
+            boolean committedKept,
+            boolean uncommittedGone,
+            String note) {
         boolean failed() {
             return note == null && (!stagedVisible || !committedKept || (expectTransactional && !uncommittedGone));
         }
@@ -50,7 +55,9 @@ final class TransactionalCheck {
             if (failed()) {
                 return "FAILED";
             }
-            return expectTransactional ? "transactional" : (uncommittedGone ? "dropped the uncommitted write" : "write-through, as expected");
+            return expectTransactional
+                    ? "transactional"
+                    : (uncommittedGone ? "dropped the uncommitted write" : "write-through, as expected");
         }
     }
 
@@ -94,8 +101,8 @@ final class TransactionalCheck {
         for (StoreKind kind : kinds) {
             if (!kind.persistent) {
                 for (String type : List.of("key-value", "window", "session")) {
-                    outcomes.add(new Outcome(kind.id, type, false, true, true, true,
-                            "n/a (in memory: nothing survives a close)"));
+                    outcomes.add(new Outcome(
+                            kind.id, type, false, true, true, true, "n/a (in memory: nothing survives a close)"));
                 }
                 continue;
             }
@@ -119,8 +126,14 @@ final class TransactionalCheck {
             bench.store.put(UNCOMMITTED, VALUE);
             boolean visible = bench.store.get(UNCOMMITTED) != null;
             bench = bench.reopen();
-            return new Outcome(kind.id, "key-value", kind.expectTransactional(), visible,
-                    bench.store.get(COMMITTED) != null, bench.store.get(UNCOMMITTED) == null, null);
+            return new Outcome(
+                    kind.id,
+                    "key-value",
+                    kind.expectTransactional(),
+                    visible,
+                    bench.store.get(COMMITTED) != null,
+                    bench.store.get(UNCOMMITTED) == null,
+                    null);
         } finally {
             bench.close();
         }
@@ -134,8 +147,14 @@ final class TransactionalCheck {
             bench.store.put(UNCOMMITTED, VALUE, TS);
             boolean visible = bench.store.fetch(UNCOMMITTED, TS) != null;
             bench = bench.reopen();
-            return new Outcome(kind.id, "window", kind.expectTransactional(), visible,
-                    bench.store.fetch(COMMITTED, TS) != null, bench.store.fetch(UNCOMMITTED, TS) == null, null);
+            return new Outcome(
+                    kind.id,
+                    "window",
+                    kind.expectTransactional(),
+                    visible,
+                    bench.store.fetch(COMMITTED, TS) != null,
+                    bench.store.fetch(UNCOMMITTED, TS) == null,
+                    null);
         } finally {
             bench.close();
         }
@@ -149,9 +168,14 @@ final class TransactionalCheck {
             bench.store.put(new Windowed<>(UNCOMMITTED, new SessionWindow(TS, TS + 1)), VALUE);
             boolean visible = bench.store.fetchSession(UNCOMMITTED, TS, TS + 1) != null;
             bench = bench.reopen();
-            return new Outcome(kind.id, "session", kind.expectTransactional(), visible,
+            return new Outcome(
+                    kind.id,
+                    "session",
+                    kind.expectTransactional(),
+                    visible,
                     bench.store.fetchSession(COMMITTED, TS, TS + 1) != null,
-                    bench.store.fetchSession(UNCOMMITTED, TS, TS + 1) == null, null);
+                    bench.store.fetchSession(UNCOMMITTED, TS, TS + 1) == null,
+                    null);
         } finally {
             bench.close();
         }
@@ -167,15 +191,17 @@ final class TransactionalCheck {
             bench.commit(1);
             try {
                 bench = bench.reopen();
-                note = bench.store.get(COMMITTED) != null ? "reopens, committed write kept" : "reopens, committed write LOST";
+                note = bench.store.get(COMMITTED) != null
+                        ? "reopens, committed write kept"
+                        : "reopens, committed write LOST";
             } catch (RuntimeException e) {
                 note = "reopen throws " + e.getClass().getSimpleName() + ": " + rootMessage(e);
             }
         } finally {
             closeQuietly(bench);
         }
-        return new Outcome(kind.id, "key-value, exactly_once_v2, clean close + reopen (info)", false, true, true, true,
-                note);
+        return new Outcome(
+                kind.id, "key-value, exactly_once_v2, clean close + reopen (info)", false, true, true, true, note);
     }
 
     private static String rootMessage(Throwable e) {
@@ -200,13 +226,20 @@ final class TransactionalCheck {
 
     /** The outcomes as a Markdown table. */
     static String table(List<Outcome> outcomes) {
-        StringBuilder sb = new StringBuilder("| store | store type | uncommitted write readable before close "
-                + "| committed write after reopen | uncommitted write after reopen | verdict |\n|---|---|---|---|---|---|\n");
+        StringBuilder sb = new StringBuilder(
+                "| store | store type | uncommitted write readable before close "
+                        + "| committed write after reopen | uncommitted write after reopen | verdict |\n|---|---|---|---|---|---|\n");
         for (Outcome o : outcomes) {
             boolean info = o.note() != null;
-            sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", o.store(), o.type(),
-                    info ? "" : yes(o.stagedVisible()), info ? "" : (o.committedKept() ? "kept" : "LOST"),
-                    info ? "" : (o.uncommittedGone() ? "gone" : "kept"), o.verdict()));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %s | %s | %s | %s |%n",
+                    o.store(),
+                    o.type(),
+                    info ? "" : yes(o.stagedVisible()),
+                    info ? "" : (o.committedKept() ? "kept" : "LOST"),
+                    info ? "" : (o.uncommittedGone() ? "gone" : "kept"),
+                    o.verdict()));
         }
         return sb.toString();
     }
@@ -226,5 +259,4 @@ final class TransactionalCheck {
         }
         return "[" + String.join(",\n    ", items) + "]";
     }
-
 }

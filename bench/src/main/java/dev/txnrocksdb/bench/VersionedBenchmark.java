@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.VersionedBytesStore;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -59,7 +58,9 @@ public class VersionedBenchmark {
     /** The transactional proof of {@link ReopenCheck} for the column's versioned store. */
     static void checkReopen(String store) {
         byte[] value = new byte[Keys.VALUE_SIZE];
-        ReopenCheck.<VersionedBytesStore>run("versioned key-value store", () -> BenchStore.versioned(store),
+        ReopenCheck.<VersionedBytesStore>run(
+                "versioned key-value store",
+                () -> BenchStore.versioned(store),
                 (vs, key) -> vs.put(key, value, WindowBenchmark.BASE),
                 (vs, key) -> vs.get(key, WindowBenchmark.BASE) != null);
     }
@@ -156,13 +157,15 @@ public class VersionedBenchmark {
                     byte[] got = vs.get(keys[k], asOf);
                     if (got == null || got.length != Long.BYTES + Keys.VALUE_SIZE || timestampOf(got) != from) {
                         throw new IllegalStateException(store + ": as-of get of key " + k + " at " + asOf + " returned "
-                                + (got == null ? "nothing" : "the version of " + timestampOf(got)) + ", expected the version of "
+                                + (got == null ? "nothing" : "the version of " + timestampOf(got))
+                                + ", expected the version of "
                                 + from);
                     }
                 }
             }
             if (vs.get(keys[k], timestamp(k, 0) - 1) != null) {
-                throw new IllegalStateException(store + ": as-of get of key " + k + " before its first version found one");
+                throw new IllegalStateException(
+                        store + ": as-of get of key " + k + " before its first version found one");
             }
         }
 
@@ -175,7 +178,8 @@ public class VersionedBenchmark {
     /** One op = one put at the next millisecond (commit every {@code commitEvery} included). */
     @Benchmark
     public long put(Fresh s) {
-        long validTo = s.vs.put(Keys.sequential(s.random.nextInt(Sizes.PUT_KEYS)), s.value, WindowBenchmark.BASE + s.puts);
+        long validTo =
+                s.vs.put(Keys.sequential(s.random.nextInt(Sizes.PUT_KEYS)), s.value, WindowBenchmark.BASE + s.puts);
         if (++s.puts % s.commitEvery == 0) {
             s.bench.commit(s.puts);
         }

@@ -3,7 +3,6 @@ package dev.txnrocksdb.bench;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -38,6 +37,7 @@ import org.openjdk.jmh.infra.Blackhole;
 public class WindowBenchmark {
     /** Start of the first window: a multiple of the window size, early in a 12-hour segment. */
     static final long BASE = 1_699_999_980_000L;
+
     static final long WINDOW_MS = StoreKind.WINDOW_SIZE.toMillis();
 
     static long windowStart(int w) {
@@ -100,8 +100,9 @@ public class WindowBenchmark {
                 int fetched = countFetch(this, null, 0, keys.length / 2);
                 int all = countFetchAll(this, null, 0);
                 if (fetched != Sizes.FETCH_WINDOWS || all != Sizes.FETCH_WINDOWS * keys.length) {
-                    throw new IllegalStateException(store + ": fetch returned " + fetched + " and fetchAll " + all
-                            + " entries, expected " + Sizes.FETCH_WINDOWS + " and " + Sizes.FETCH_WINDOWS * keys.length);
+                    throw new IllegalStateException(
+                            store + ": fetch returned " + fetched + " and fetchAll " + all + " entries, expected "
+                                    + Sizes.FETCH_WINDOWS + " and " + Sizes.FETCH_WINDOWS * keys.length);
                 }
             } catch (RuntimeException | Error e) {
                 bench.close();
@@ -119,8 +120,8 @@ public class WindowBenchmark {
     @Benchmark
     public void put(Fresh s) {
         long n = s.puts++;
-        s.bench.store.put(Keys.sequential(s.random.nextInt(Sizes.PUT_KEYS)), s.value,
-                windowStart((int) (n / Sizes.LOAD_COMMIT_INTERVAL)));
+        s.bench.store.put(Keys.sequential(s.random.nextInt(Sizes.PUT_KEYS)), s.value, windowStart((int)
+                (n / Sizes.LOAD_COMMIT_INTERVAL)));
         if (s.puts % Sizes.LOAD_COMMIT_INTERVAL == 0) {
             s.bench.commit(s.puts);
         }
@@ -141,8 +142,8 @@ public class WindowBenchmark {
 
     static int countFetch(Loaded s, Blackhole bh, int firstWindow, int key) {
         int n = 0;
-        try (WindowStoreIterator<byte[]> it = s.ws.fetch(s.keys[key], windowStart(firstWindow),
-                windowStart(firstWindow + Sizes.FETCH_WINDOWS - 1))) {
+        try (WindowStoreIterator<byte[]> it =
+                s.ws.fetch(s.keys[key], windowStart(firstWindow), windowStart(firstWindow + Sizes.FETCH_WINDOWS - 1))) {
             while (it.hasNext()) {
                 Object kv = it.next();
                 if (bh != null) {
@@ -156,8 +157,8 @@ public class WindowBenchmark {
 
     static int countFetchAll(Loaded s, Blackhole bh, int firstWindow) {
         int n = 0;
-        try (KeyValueIterator<Windowed<Bytes>, byte[]> it = s.ws.fetchAll(windowStart(firstWindow),
-                windowStart(firstWindow + Sizes.FETCH_WINDOWS - 1))) {
+        try (KeyValueIterator<Windowed<Bytes>, byte[]> it =
+                s.ws.fetchAll(windowStart(firstWindow), windowStart(firstWindow + Sizes.FETCH_WINDOWS - 1))) {
             while (it.hasNext()) {
                 Object kv = it.next();
                 if (bh != null) {

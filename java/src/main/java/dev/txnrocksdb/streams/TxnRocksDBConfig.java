@@ -279,68 +279,132 @@ public final class TxnRocksDBConfig {
     public static final String PREFIX = "txn.rocksdb.";
 
     private static final ConfigDef CONFIG = new ConfigDef()
-        .define(COMMIT_SYNC_CONFIG, Type.BOOLEAN, COMMIT_SYNC_DEFAULT, Importance.HIGH,
-            "true fsyncs the write-ahead log at every commit (survives power loss); false returns once the commit"
-                + " is in the OS page cache (survives kill -9)")
-        .define(TRANSACTION_STRATEGY_CONFIG, Type.STRING, TRANSACTION_STRATEGY_DEFAULT, new StrategyValidator(),
-            Importance.MEDIUM,
-            "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
-                + " commit) or secondary-store (in memory up to txn.rocksdb.secondary.store.spill.bytes per store, 16 MiB by"
-                + " default, beyond that a temporary store on disk, for transactions larger than memory)")
-        .define(SECONDARY_STORE_SPILL_BYTES_CONFIG, Type.LONG, SECONDARY_STORE_SPILL_BYTES_DEFAULT,
-            ConfigDef.Range.atLeast(0), Importance.LOW,
-            "secondary-store strategy only (ignored by indexed-batch and write-through stores): bytes of keys and values"
-                + " a transaction keeps in memory per store before they spill, in key order, to the temporary store on disk;"
-                + " a transaction that never spilled commits in one atomic write, one that spilled writes its records twice;"
-                + " 0 spills every write at once. txn.rocksdb.secondary.store.spill.bytes.{store name} sets it for one store")
-        .define(MEMORY_BLOCK_CACHE_BYTES_CONFIG, Type.LONG, MEMORY_BLOCK_CACHE_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
-            Importance.MEDIUM,
-            "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")
-        .define(MEMORY_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, MEMORY_WRITE_BUFFER_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
-            Importance.MEDIUM,
-            "bytes of memtables shared by every store in the process, charged to the block cache (part of it, not"
-                + " added to it); fixed by the first store that opens")
-        .define(ROCKSDB_OPTIONS_CONFIG, Type.STRING, "", new RocksDBOptionsValidator(), Importance.LOW,
-            "RocksDB options for every store, in RocksDB's option-string syntax (key=value;key={nested=value}),"
-                + " checked with RocksDB's parser; txn.rocksdb.options.{store name} adds options for one store. Options"
-                + " that correctness or the shared memory budget depend on are refused with the reason")
-        .define(WAL_CORRUPTION_CONFIG, Type.STRING, WAL_CORRUPTION_DEFAULT,
-            ConfigDef.ValidString.in("recover-if-changelogged", "recover", "fail"), Importance.MEDIUM,
-            "what opening a store does when it finds its files damaged: recover-if-changelogged heals a store with a"
-                + " changelog (a damaged write-ahead log opens at the last consistent commit, other damage deletes the"
-                + " files; the changelog restores the rest) and refuses one without; recover also opens a store without"
-                + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
-        .define(SNAPSHOT_LOCATION_CONFIG, Type.STRING, "", new SnapshotLocationValidator(), Importance.MEDIUM,
-            "where stores keep snapshots of their state (a URI: s3://bucket/prefix, with txn.rocksdb.snapshot.option.{key}"
-                + " on top of the AWS environment; az://container/prefix or abfss://container@account.dfs.core.windows.net/prefix,"
-                + " with txn.rocksdb.snapshot.option.{key} on top of the Azure environment; or file:///absolute/path on a file"
-                + " system every instance reaches; empty: off), so that a store opening without local state restores the newest snapshot and"
-                + " the changelog's tail after it; txn.rocksdb.snapshot.location.{store name} sets it for one store")
-        .define(SNAPSHOT_INTERVAL_MS_CONFIG, Type.LONG, SNAPSHOT_INTERVAL_MS_DEFAULT, ConfigDef.Range.atLeast(0),
-            Importance.LOW, "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
-        .define(SNAPSHOT_RETAINED_CONFIG, Type.INT, SNAPSHOT_RETAINED_DEFAULT, ConfigDef.Range.atLeast(1),
-            Importance.LOW, "snapshots kept per store; older ones and the files only they reference are deleted")
-        .define(SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, Type.LONG, SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT,
-            ConfigDef.Range.atLeast(0), Importance.LOW,
-            "the most bytes per second each store sends its snapshots' files at, on average over each file (0: no"
-                + " limit); restores are never limited")
-        .define(SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG, Type.LONG, SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT,
-            ConfigDef.Range.atLeast(1), Importance.LOW,
-            "how long one request to the snapshot location waits to connect and for its answer (once answering, for"
-                + " its next bytes) before it is sent again (at most twice) or fails; a location that did not answer is"
-                + " skipped by restores for 30 s")
-        .define(SNAPSHOT_RESTORE_WAIT_MS_CONFIG, Type.LONG, SNAPSHOT_RESTORE_WAIT_MS_DEFAULT, ConfigDef.Range.atLeast(1),
-            Importance.LOW,
-            "how long in all the snapshot restores of one stream thread may wait for the location to answer (time with"
-                + " no byte arriving) in any max.poll.interval.ms; once it ran out, its stores restore from the changelog."
-                + " A thread's snapshot restores also take at most half of max.poll.interval.ms in any max.poll.interval.ms")
-        .define(SNAPSHOT_IO_THREADS_CONFIG, Type.INT, SNAPSHOT_IO_THREADS_DEFAULT, ConfigDef.Range.between(1, 64),
-            Importance.LOW,
-            "threads sending the snapshots of every store of the process (and as many for the location's I/O); fixed"
-                + " by the first store that opens with snapshots")
-        .define(DSL_TRANSACTIONAL_CONFIG, Type.BOOLEAN, DSL_TRANSACTIONAL_DEFAULT, Importance.LOW,
-            "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
-                + " from dsl.store.suppliers.class)");
+            .define(
+                    COMMIT_SYNC_CONFIG,
+                    Type.BOOLEAN,
+                    COMMIT_SYNC_DEFAULT,
+                    Importance.HIGH,
+                    "true fsyncs the write-ahead log at every commit (survives power loss); false returns once the commit"
+                            + " is in the OS page cache (survives kill -9)")
+            .define(
+                    TRANSACTION_STRATEGY_CONFIG,
+                    Type.STRING,
+                    TRANSACTION_STRATEGY_DEFAULT,
+                    new StrategyValidator(),
+                    Importance.MEDIUM,
+                    "where transactional stores keep uncommitted writes: indexed-batch (in memory, one atomic write per"
+                            + " commit) or secondary-store (in memory up to txn.rocksdb.secondary.store.spill.bytes per store, 16 MiB by"
+                            + " default, beyond that a temporary store on disk, for transactions larger than memory)")
+            .define(
+                    SECONDARY_STORE_SPILL_BYTES_CONFIG,
+                    Type.LONG,
+                    SECONDARY_STORE_SPILL_BYTES_DEFAULT,
+                    ConfigDef.Range.atLeast(0),
+                    Importance.LOW,
+                    "secondary-store strategy only (ignored by indexed-batch and write-through stores): bytes of keys and values"
+                            + " a transaction keeps in memory per store before they spill, in key order, to the temporary store on disk;"
+                            + " a transaction that never spilled commits in one atomic write, one that spilled writes its records twice;"
+                            + " 0 spills every write at once. txn.rocksdb.secondary.store.spill.bytes.{store name} sets it for one store")
+            .define(
+                    MEMORY_BLOCK_CACHE_BYTES_CONFIG,
+                    Type.LONG,
+                    MEMORY_BLOCK_CACHE_BYTES_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "bytes of the one block cache shared by every store in the process; fixed by the first store that opens")
+            .define(
+                    MEMORY_WRITE_BUFFER_BYTES_CONFIG,
+                    Type.LONG,
+                    MEMORY_WRITE_BUFFER_BYTES_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.MEDIUM,
+                    "bytes of memtables shared by every store in the process, charged to the block cache (part of it, not"
+                            + " added to it); fixed by the first store that opens")
+            .define(
+                    ROCKSDB_OPTIONS_CONFIG,
+                    Type.STRING,
+                    "",
+                    new RocksDBOptionsValidator(),
+                    Importance.LOW,
+                    "RocksDB options for every store, in RocksDB's option-string syntax (key=value;key={nested=value}),"
+                            + " checked with RocksDB's parser; txn.rocksdb.options.{store name} adds options for one store. Options"
+                            + " that correctness or the shared memory budget depend on are refused with the reason")
+            .define(
+                    WAL_CORRUPTION_CONFIG,
+                    Type.STRING,
+                    WAL_CORRUPTION_DEFAULT,
+                    ConfigDef.ValidString.in("recover-if-changelogged", "recover", "fail"),
+                    Importance.MEDIUM,
+                    "what opening a store does when it finds its files damaged: recover-if-changelogged heals a store with a"
+                            + " changelog (a damaged write-ahead log opens at the last consistent commit, other damage deletes the"
+                            + " files; the changelog restores the rest) and refuses one without; recover also opens a store without"
+                            + " a changelog at the last consistent commit of a damaged write-ahead log; fail always refuses")
+            .define(
+                    SNAPSHOT_LOCATION_CONFIG,
+                    Type.STRING,
+                    "",
+                    new SnapshotLocationValidator(),
+                    Importance.MEDIUM,
+                    "where stores keep snapshots of their state (a URI: s3://bucket/prefix, with txn.rocksdb.snapshot.option.{key}"
+                            + " on top of the AWS environment; az://container/prefix or abfss://container@account.dfs.core.windows.net/prefix,"
+                            + " with txn.rocksdb.snapshot.option.{key} on top of the Azure environment; or file:///absolute/path on a file"
+                            + " system every instance reaches; empty: off), so that a store opening without local state restores the newest snapshot and"
+                            + " the changelog's tail after it; txn.rocksdb.snapshot.location.{store name} sets it for one store")
+            .define(
+                    SNAPSHOT_INTERVAL_MS_CONFIG,
+                    Type.LONG,
+                    SNAPSHOT_INTERVAL_MS_DEFAULT,
+                    ConfigDef.Range.atLeast(0),
+                    Importance.LOW,
+                    "a store takes a snapshot at the first commit this long after its last one (0: every commit)")
+            .define(
+                    SNAPSHOT_RETAINED_CONFIG,
+                    Type.INT,
+                    SNAPSHOT_RETAINED_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.LOW,
+                    "snapshots kept per store; older ones and the files only they reference are deleted")
+            .define(
+                    SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG,
+                    Type.LONG,
+                    SNAPSHOT_UPLOAD_BYTES_PER_SECOND_DEFAULT,
+                    ConfigDef.Range.atLeast(0),
+                    Importance.LOW,
+                    "the most bytes per second each store sends its snapshots' files at, on average over each file (0: no"
+                            + " limit); restores are never limited")
+            .define(
+                    SNAPSHOT_REQUEST_TIMEOUT_MS_CONFIG,
+                    Type.LONG,
+                    SNAPSHOT_REQUEST_TIMEOUT_MS_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.LOW,
+                    "how long one request to the snapshot location waits to connect and for its answer (once answering, for"
+                            + " its next bytes) before it is sent again (at most twice) or fails; a location that did not answer is"
+                            + " skipped by restores for 30 s")
+            .define(
+                    SNAPSHOT_RESTORE_WAIT_MS_CONFIG,
+                    Type.LONG,
+                    SNAPSHOT_RESTORE_WAIT_MS_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.LOW,
+                    "how long in all the snapshot restores of one stream thread may wait for the location to answer (time with"
+                            + " no byte arriving) in any max.poll.interval.ms; once it ran out, its stores restore from the changelog."
+                            + " A thread's snapshot restores also take at most half of max.poll.interval.ms in any max.poll.interval.ms")
+            .define(
+                    SNAPSHOT_IO_THREADS_CONFIG,
+                    Type.INT,
+                    SNAPSHOT_IO_THREADS_DEFAULT,
+                    ConfigDef.Range.between(1, 64),
+                    Importance.LOW,
+                    "threads sending the snapshots of every store of the process (and as many for the location's I/O); fixed"
+                            + " by the first store that opens with snapshots")
+            .define(
+                    DSL_TRANSACTIONAL_CONFIG,
+                    Type.BOOLEAN,
+                    DSL_TRANSACTIONAL_DEFAULT,
+                    Importance.LOW,
+                    "false makes TxnRocksDBDslStoreSuppliers supply write-through stores (read only when Kafka builds it"
+                            + " from dsl.store.suppliers.class)");
 
     private TxnRocksDBConfig() {}
 
@@ -390,27 +454,37 @@ public final class TxnRocksDBConfig {
             try {
                 parsed = new java.net.URI(uri);
             } catch (java.net.URISyntaxException e) {
-                throw new ConfigException(name, value, "Expected a URI such as file:///shared/snapshots: " + e.getMessage());
+                throw new ConfigException(
+                        name, value, "Expected a URI such as file:///shared/snapshots: " + e.getMessage());
             }
             String scheme = parsed.getScheme() == null ? "" : parsed.getScheme().toLowerCase(java.util.Locale.ROOT);
             boolean abfs = scheme.equals("abfs") || scheme.equals("abfss");
             String userInfo = parsed.getRawUserInfo();
             // abfs[s]://container@account...: the container, unless a password follows it
             if (userInfo != null && !(abfs && !userInfo.contains(":"))) {
-                throw new ConfigException(name, "(not shown: it carries credentials)", "A snapshot location must not carry"
-                    + " credentials: set them in the environment or as " + SNAPSHOT_OPTION_PREFIX + "<key>");
+                throw new ConfigException(
+                        name,
+                        "(not shown: it carries credentials)",
+                        "A snapshot location must not carry" + " credentials: set them in the environment or as "
+                                + SNAPSHOT_OPTION_PREFIX + "<key>");
             }
             if (scheme.equals("s3") || scheme.equals("az") || abfs) {
                 if (parsed.getHost() == null || parsed.getHost().isEmpty()) {
-                    throw new ConfigException(name, value, "Expected " + scheme + "://" + (scheme.equals("s3") ? "bucket" : "container")
-                        + "/prefix: the " + (scheme.equals("s3") ? "bucket" : "container") + " is missing");
+                    throw new ConfigException(
+                            name,
+                            value,
+                            "Expected " + scheme + "://" + (scheme.equals("s3") ? "bucket" : "container")
+                                    + "/prefix: the " + (scheme.equals("s3") ? "bucket" : "container") + " is missing");
                 }
                 return;
             }
             if (!scheme.equals("file")) {
-                throw new ConfigException(name, value, "Expected an s3://bucket/prefix, az://container/prefix,"
-                    + " abfss://container@account.dfs.core.windows.net/prefix or file:///absolute/path URI: scheme '"
-                    + parsed.getScheme() + "' is not supported by this build");
+                throw new ConfigException(
+                        name,
+                        value,
+                        "Expected an s3://bucket/prefix, az://container/prefix,"
+                                + " abfss://container@account.dfs.core.windows.net/prefix or file:///absolute/path URI: scheme '"
+                                + parsed.getScheme() + "' is not supported by this build");
             }
             if (parsed.getPath() == null || !parsed.getPath().startsWith("/")) {
                 throw new ConfigException(name, value, "Expected a file:///absolute/path URI (an absolute path)");
@@ -420,7 +494,7 @@ public final class TxnRocksDBConfig {
         @Override
         public String toString() {
             return "empty, s3://bucket/prefix, az://container/prefix, abfss://container@account.dfs.core.windows.net/prefix"
-                + " or file:///absolute/path";
+                    + " or file:///absolute/path";
         }
     }
 

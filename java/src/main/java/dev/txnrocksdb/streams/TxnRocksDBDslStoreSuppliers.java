@@ -116,7 +116,8 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
     public KeyValueBytesStoreSupplier keyValueStore(DslKeyValueParams params) {
         DslStoreFormat format = params.dslStoreFormat();
         if (format == null) {
-            throw new IllegalArgumentException("Unsupported DslStoreFormat: null. Expected one of: HEADERS, TIMESTAMPED, or PLAIN");
+            throw new IllegalArgumentException(
+                    "Unsupported DslStoreFormat: null. Expected one of: HEADERS, TIMESTAMPED, or PLAIN");
         }
         switch (format) {
             case PLAIN:
@@ -126,8 +127,8 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
             case HEADERS:
                 return TxnStores.persistentTimestampedKeyValueStoreWithHeaders(params.name(), transactional);
             default:
-                throw new IllegalArgumentException("Unsupported DslStoreFormat: " + format
-                    + ". Expected one of: HEADERS, TIMESTAMPED, or PLAIN");
+                throw new IllegalArgumentException(
+                        "Unsupported DslStoreFormat: " + format + ". Expected one of: HEADERS, TIMESTAMPED, or PLAIN");
         }
     }
 
@@ -138,26 +139,40 @@ public class TxnRocksDBDslStoreSuppliers implements DslStoreSuppliers {
         if (params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE) {
             // Kafka's headers-format time-ordered store is always indexed.
             layout = params.isSlidingWindow() || format == DslStoreFormat.HEADERS
-                ? TxnWindowStore.Layout.TIME_ORDERED_INDEXED
-                : TxnWindowStore.Layout.TIME_ORDERED;
+                    ? TxnWindowStore.Layout.TIME_ORDERED_INDEXED
+                    : TxnWindowStore.Layout.TIME_ORDERED;
         } else {
             layout = TxnWindowStore.Layout.KEY_FIRST;
         }
         boolean timeOrdered = layout != TxnWindowStore.Layout.KEY_FIRST;
         if (format == DslStoreFormat.HEADERS) {
-            return SupplierFactory.windowStoreWithHeaders(params.name(), params.retentionPeriod(), params.windowSize(),
-                params.retainDuplicates(), transactional, null, layout);
+            return SupplierFactory.windowStoreWithHeaders(
+                    params.name(),
+                    params.retentionPeriod(),
+                    params.windowSize(),
+                    params.retainDuplicates(),
+                    transactional,
+                    null,
+                    layout);
         }
-        return SupplierFactory.windowStore(params.name(), params.retentionPeriod(), params.windowSize(),
-            params.retainDuplicates(), timeOrdered || format != DslStoreFormat.PLAIN, transactional, null, layout);
+        return SupplierFactory.windowStore(
+                params.name(),
+                params.retentionPeriod(),
+                params.windowSize(),
+                params.retainDuplicates(),
+                timeOrdered || format != DslStoreFormat.PLAIN,
+                transactional,
+                null,
+                layout);
     }
 
     @Override
     public SessionBytesStoreSupplier sessionStore(DslSessionParams params) {
         boolean emitFinal = params.emitStrategy().type() == EmitStrategy.StrategyType.ON_WINDOW_CLOSE;
         return params.storeFormat() == DslStoreFormat.HEADERS
-            ? SupplierFactory.sessionStoreWithHeaders(params.name(), params.retentionPeriod(), transactional, null, emitFinal)
-            : SupplierFactory.sessionStore(params.name(), params.retentionPeriod(), transactional, null, emitFinal);
+                ? SupplierFactory.sessionStoreWithHeaders(
+                        params.name(), params.retentionPeriod(), transactional, null, emitFinal)
+                : SupplierFactory.sessionStore(params.name(), params.retentionPeriod(), transactional, null, emitFinal);
     }
 
     @Override

@@ -102,8 +102,8 @@ public final class TxnStores {
      * @return a supplier of transactional key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(String name,
-                                                                                  TransactionStrategy strategy) {
+    public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(
+            String name, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
     }
@@ -129,8 +129,8 @@ public final class TxnStores {
      * @return a supplier of transactional timestamped key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name,
-                                                                                             TransactionStrategy strategy) {
+    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(
+            String name, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnTimestampedKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
     }
@@ -151,10 +151,14 @@ public final class TxnStores {
      * @throws IllegalArgumentException if {@code retentionPeriod} or {@code windowSize} is negative,
      *     not representable in milliseconds, or {@code retentionPeriod} is smaller than {@code windowSize}
      */
-    public static WindowBytesStoreSupplier persistentWindowStore(String name, Duration retentionPeriod,
-                                                                 Duration windowSize, boolean retainDuplicates,
-                                                                 boolean transactional) {
-        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, transactional, null);
+    public static WindowBytesStoreSupplier persistentWindowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean transactional) {
+        return SupplierFactory.windowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, false, transactional, null);
     }
 
     /**
@@ -166,10 +170,14 @@ public final class TxnStores {
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      * @see #persistentWindowStore
      */
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(String name, Duration retentionPeriod,
-                                                                            Duration windowSize, boolean retainDuplicates,
-                                                                            boolean transactional) {
-        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, transactional, null);
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean transactional) {
+        return SupplierFactory.windowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, true, transactional, null);
     }
 
     /**
@@ -179,9 +187,8 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
-    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(String name, Duration retentionPeriod,
-                                                                              Duration windowSize,
-                                                                              boolean retainDuplicates) {
+    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates) {
         return persistentWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true);
     }
 
@@ -198,11 +205,14 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
-    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(String name, Duration retentionPeriod,
-                                                                              Duration windowSize,
-                                                                              boolean retainDuplicates,
-                                                                              TransactionStrategy strategy) {
-        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, false, true, requireStrategy(strategy));
+    public static WindowBytesStoreSupplier persistentTransactionalWindowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            TransactionStrategy strategy) {
+        return SupplierFactory.windowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, false, true, requireStrategy(strategy));
     }
 
     /**
@@ -212,10 +222,8 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
-    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(String name,
-                                                                                         Duration retentionPeriod,
-                                                                                         Duration windowSize,
-                                                                                         boolean retainDuplicates) {
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(
+            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates) {
         return persistentTimestampedWindowStore(name, retentionPeriod, windowSize, retainDuplicates, true);
     }
 
@@ -232,12 +240,14 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
-    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(String name,
-                                                                                         Duration retentionPeriod,
-                                                                                         Duration windowSize,
-                                                                                         boolean retainDuplicates,
-                                                                                         TransactionStrategy strategy) {
-        return SupplierFactory.windowStore(name, retentionPeriod, windowSize, retainDuplicates, true, true, requireStrategy(strategy));
+    public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            TransactionStrategy strategy) {
+        return SupplierFactory.windowStore(
+                name, retentionPeriod, windowSize, retainDuplicates, true, true, requireStrategy(strategy));
     }
 
     // ---------------------------------------------------------------- session stores
@@ -256,8 +266,8 @@ public final class TxnStores {
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or not representable
      *     in milliseconds
      */
-    public static SessionBytesStoreSupplier persistentSessionStore(String name, Duration retentionPeriod,
-                                                                   boolean transactional) {
+    public static SessionBytesStoreSupplier persistentSessionStore(
+            String name, Duration retentionPeriod, boolean transactional) {
         return SupplierFactory.sessionStore(name, retentionPeriod, transactional, null, false);
     }
 
@@ -282,8 +292,8 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
-    public static SessionBytesStoreSupplier persistentTransactionalSessionStore(String name, Duration retentionPeriod,
-                                                                                TransactionStrategy strategy) {
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStore(
+            String name, Duration retentionPeriod, TransactionStrategy strategy) {
         return SupplierFactory.sessionStore(name, retentionPeriod, true, requireStrategy(strategy), false);
     }
 
@@ -301,8 +311,8 @@ public final class TxnStores {
      * @return a supplier of timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(String name,
-                                                                                           boolean transactional) {
+    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(
+            String name, boolean transactional) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueHeadersBytesStoreSupplier(name, transactional, null);
     }
@@ -348,13 +358,20 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
-    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(String name,
-                                                                                       Duration retentionPeriod,
-                                                                                       Duration windowSize,
-                                                                                       boolean retainDuplicates,
-                                                                                       boolean transactional) {
-        return SupplierFactory.windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, transactional, null,
-            TxnWindowStore.Layout.KEY_FIRST);
+    public static WindowBytesStoreSupplier persistentTimestampedWindowStoreWithHeaders(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean transactional) {
+        return SupplierFactory.windowStoreWithHeaders(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                transactional,
+                null,
+                TxnWindowStore.Layout.KEY_FIRST);
     }
 
     /**
@@ -378,10 +395,19 @@ public final class TxnStores {
      * @throws IllegalArgumentException as {@link #persistentWindowStore}
      */
     public static WindowBytesStoreSupplier persistentTransactionalTimestampedWindowStoreWithHeaders(
-            String name, Duration retentionPeriod, Duration windowSize, boolean retainDuplicates,
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
             TransactionStrategy strategy) {
-        return SupplierFactory.windowStoreWithHeaders(name, retentionPeriod, windowSize, retainDuplicates, true,
-            requireStrategy(strategy), TxnWindowStore.Layout.KEY_FIRST);
+        return SupplierFactory.windowStoreWithHeaders(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                true,
+                requireStrategy(strategy),
+                TxnWindowStore.Layout.KEY_FIRST);
     }
 
     /**
@@ -397,8 +423,8 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
-    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(String name, Duration retentionPeriod,
-                                                                              boolean transactional) {
+    public static SessionBytesStoreSupplier persistentSessionStoreWithHeaders(
+            String name, Duration retentionPeriod, boolean transactional) {
         return SupplierFactory.sessionStoreWithHeaders(name, retentionPeriod, transactional, null, false);
     }
 
@@ -409,8 +435,8 @@ public final class TxnStores {
      * @throws NullPointerException if {@code name} is null
      * @throws IllegalArgumentException as {@link #persistentSessionStore}
      */
-    public static SessionBytesStoreSupplier persistentTransactionalSessionStoreWithHeaders(String name,
-                                                                                           Duration retentionPeriod) {
+    public static SessionBytesStoreSupplier persistentTransactionalSessionStoreWithHeaders(
+            String name, Duration retentionPeriod) {
         return persistentSessionStoreWithHeaders(name, retentionPeriod, true);
     }
 
@@ -444,7 +470,8 @@ public final class TxnStores {
     public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention) {
         Objects.requireNonNull(name, "name cannot be null");
         long historyRetentionMs = SupplierFactory.historyRetentionMillis(historyRetention);
-        return new TxnVersionedBytesStoreSupplier(name, historyRetentionMs, SupplierFactory.defaultSegmentInterval(historyRetentionMs), null);
+        return new TxnVersionedBytesStoreSupplier(
+                name, historyRetentionMs, SupplierFactory.defaultSegmentInterval(historyRetentionMs), null);
     }
 
     /**
@@ -460,8 +487,8 @@ public final class TxnStores {
      * @throws IllegalArgumentException if {@code historyRetention} is negative or {@code segmentInterval}
      *     is not positive
      */
-    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(String name, Duration historyRetention,
-                                                                              Duration segmentInterval) {
+    public static VersionedBytesStoreSupplier persistentVersionedKeyValueStore(
+            String name, Duration historyRetention, Duration segmentInterval) {
         return persistentTransactionalVersionedKeyValueStore(name, historyRetention, segmentInterval, null);
     }
 

@@ -60,19 +60,24 @@ public final class TxnStreamsConfig {
     public static Map<String, Object> translate(Map<String, ?> configs) {
         Map<String, Object> translated = new HashMap<>(configs);
         Object dslStore = translated.get(DEFAULT_DSL_STORE_CONFIG);
-        if (dslStore == null || !dslStore.toString().trim().toLowerCase(Locale.ROOT).equals(TXN_ROCKS_DB.toLowerCase(Locale.ROOT))) {
+        if (dslStore == null
+                || !dslStore.toString().trim().toLowerCase(Locale.ROOT).equals(TXN_ROCKS_DB.toLowerCase(Locale.ROOT))) {
             return translated;
         }
         Object suppliers = translated.get(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG);
         if (suppliers != null && !isOurSuppliers(suppliers)) {
-            throw new ConfigException(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, suppliers,
-                DEFAULT_DSL_STORE_CONFIG + "=" + dslStore + " selects " + TxnRocksDBDslStoreSuppliers.class.getName()
-                    + "; remove one of the two settings");
+            throw new ConfigException(
+                    StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,
+                    suppliers,
+                    DEFAULT_DSL_STORE_CONFIG + "=" + dslStore + " selects "
+                            + TxnRocksDBDslStoreSuppliers.class.getName() + "; remove one of the two settings");
         }
         Object transactional = translated.get(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG);
         if (transactional != null && !transactional.toString().trim().equalsIgnoreCase("true")) {
-            throw new ConfigException(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, transactional,
-                DEFAULT_DSL_STORE_CONFIG + "=" + dslStore + " needs transactional state stores enabled");
+            throw new ConfigException(
+                    StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG,
+                    transactional,
+                    DEFAULT_DSL_STORE_CONFIG + "=" + dslStore + " needs transactional state stores enabled");
         }
         translated.remove(DEFAULT_DSL_STORE_CONFIG);
         translated.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, TxnRocksDBDslStoreSuppliers.class.getName());
@@ -81,7 +86,9 @@ public final class TxnStreamsConfig {
     }
 
     private static boolean isOurSuppliers(Object value) {
-        String className = value instanceof Class ? ((Class<?>) value).getName() : value.toString().trim();
+        String className = value instanceof Class
+                ? ((Class<?>) value).getName()
+                : value.toString().trim();
         return className.equals(TxnRocksDBDslStoreSuppliers.class.getName());
     }
 }

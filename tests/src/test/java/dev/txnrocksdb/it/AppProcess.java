@@ -1,10 +1,9 @@
 package dev.txnrocksdb.it;
 
-import dev.txnrocksdb.examples.wordcount.KafkaBroker;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.txnrocksdb.examples.wordcount.KafkaBroker;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -40,32 +39,37 @@ final class AppProcess {
      * Starts {@code EosCrashApp <bootstrap> <stateDir> <appId> <txn> <overrides...>}; each override is
      * a {@code key=value} Streams config applied over the app's defaults.
      */
-    static AppProcess start(String name, BrokerFixture kafka, String appId, String stateDir, boolean txn,
-                            String... overrides) throws Exception {
+    static AppProcess start(
+            String name, BrokerFixture kafka, String appId, String stateDir, boolean txn, String... overrides)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(kafka.bootstrap(), stateDir, appId, Boolean.toString(txn)));
         args.addAll(List.of(overrides));
         Process p = KafkaBroker.java(EosCrashApp.class.getName(), args.toArray(String[]::new))
-                .redirectError(kafka.tmp.resolve(name.replace('#', '-') + ".log").toFile())
+                .redirectError(
+                        kafka.tmp.resolve(name.replace('#', '-') + ".log").toFile())
                 .start();
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
         AppProcess c = new AppProcess(name, p);
         boolean verbose = Boolean.getBoolean("it.verbose");
-        Thread pump = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    if (verbose) BrokerFixture.say("  [" + name + "] " + l);
-                    long now = System.nanoTime();
-                    synchronized (c) {
-                        c.arrived.add(now);
-                        c.lines.add(l);
-                        c.notifyAll();
+        Thread pump = new Thread(
+                () -> {
+                    try (BufferedReader r =
+                            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                        String l;
+                        while ((l = r.readLine()) != null) {
+                            if (verbose) BrokerFixture.say("  [" + name + "] " + l);
+                            long now = System.nanoTime();
+                            synchronized (c) {
+                                c.arrived.add(now);
+                                c.lines.add(l);
+                                c.notifyAll();
+                            }
+                        }
+                    } catch (Exception ignored) {
+                        // the process died
                     }
-                }
-            } catch (Exception ignored) {
-                // the process died
-            }
-        }, name + "-stdout");
+                },
+                name + "-stdout");
         pump.setDaemon(true);
         pump.start();
         return c;
@@ -93,14 +97,19 @@ final class AppProcess {
         Map<String, Long> restored = restoredSince(0);
         if (restored.isEmpty()) return "";
         StringBuilder b = new StringBuilder(" [");
-        restored.forEach((k, v) -> b.append(b.length() > 2 ? ", " : "").append(k.substring(k.lastIndexOf(' ') + 1))
-                .append('/').append(k, k.lastIndexOf('-', k.indexOf(' ')) + 1, k.indexOf(' ')).append('=').append(v));
+        restored.forEach((k, v) -> b.append(b.length() > 2 ? ", " : "")
+                .append(k.substring(k.lastIndexOf(' ') + 1))
+                .append('/')
+                .append(k, k.lastIndexOf('-', k.indexOf(' ')) + 1, k.indexOf(' '))
+                .append('=')
+                .append(v));
         return b.append(']').toString();
     }
 
     synchronized long lastProcessed() {
         for (int i = lines.size() - 1; i >= 0; i--) {
-            if (lines.get(i).startsWith("PROCESSED ")) return Long.parseLong(lines.get(i).substring(10));
+            if (lines.get(i).startsWith("PROCESSED "))
+                return Long.parseLong(lines.get(i).substring(10));
         }
         return 0;
     }
@@ -163,7 +172,8 @@ final class AppProcess {
      * and the number of stores that have it.
      */
     long[] metric(String name) throws Exception {
-        String[] answer = ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30)).split(" ");
+        String[] answer = ask("metric " + name, "METRIC " + name + " ", Duration.ofSeconds(30))
+                .split(" ");
         return new long[] {Long.parseLong(answer[2]), Long.parseLong(answer[3])};
     }
 

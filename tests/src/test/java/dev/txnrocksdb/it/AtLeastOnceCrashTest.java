@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -65,21 +64,36 @@ class AtLeastOnceCrashTest {
     }
 
     void runAndCheck(String appId, int cycles, String flag) throws Exception {
-        say("==== " + appId + " (txn-rocksdb, at_least_once, enable.transactional.statestores=" + flag + "): "
-                + cycles + " kill -9 cycles, " + RECORDS + " input records ====");
-        CrashCycles.Result r = CrashCycles.run(kafka, input, PARTITIONS, appId, true, cycles, SEED,
-                "processing.guarantee=at_least_once", "enable.transactional.statestores=" + flag);
-        List<String> problems = input.checkAtLeastOnce(r.kv(), r.window(),
-                CrashCycles.restored(r, EosCrashApp.KV_STORE), CrashCycles.restored(r, EosCrashApp.WINDOW_STORE));
+        say("==== " + appId + " (txn-rocksdb, at_least_once, enable.transactional.statestores=" + flag + "): " + cycles
+                + " kill -9 cycles, " + RECORDS + " input records ====");
+        CrashCycles.Result r = CrashCycles.run(
+                kafka,
+                input,
+                PARTITIONS,
+                appId,
+                true,
+                cycles,
+                SEED,
+                "processing.guarantee=at_least_once",
+                "enable.transactional.statestores=" + flag);
+        List<String> problems = input.checkAtLeastOnce(
+                r.kv(),
+                r.window(),
+                CrashCycles.restored(r, EosCrashApp.KV_STORE),
+                CrashCycles.restored(r, EosCrashApp.WINDOW_STORE));
         SUMMARY.addAll(r.summary());
-        SUMMARY.add(String.format("[%s] output %s; surplus output records (duplicates/over-counts): kv %d, window %d",
-                appId, problems.isEmpty() ? "at-least-once OK" : problems.size() + " problems",
-                WordInput.surplus(r.kv(), input.expKv), WordInput.surplus(r.window(), input.expWin)));
+        SUMMARY.add(String.format(
+                "[%s] output %s; surplus output records (duplicates/over-counts): kv %d, window %d",
+                appId,
+                problems.isEmpty() ? "at-least-once OK" : problems.size() + " problems",
+                WordInput.surplus(r.kv(), input.expKv),
+                WordInput.surplus(r.window(), input.expWin)));
         if (!problems.isEmpty()) kafka.showLogs(appId);
         assertTrue(problems.isEmpty(), "output lost updates:\n  " + String.join("\n  ", problems));
         assertEquals(cycles, r.restarts().size());
         for (CrashCycles.Restart s : r.restarts()) {
-            assertTrue(s.restored() * 4 < Math.max(1, s.changelogTotal()),
+            assertTrue(
+                    s.restored() * 4 < Math.max(1, s.changelogTotal()),
                     "restart " + s.cycle() + " restored " + s.restored() + " records of a changelog of "
                             + s.changelogTotal() + ": the store did not resume from its committed offset");
         }

@@ -1,7 +1,6 @@
 package dev.txnrocksdb.it;
 
 import dev.txnrocksdb.examples.wordcount.KafkaBroker;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +11,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -82,7 +80,9 @@ final class BrokerFixture implements AutoCloseable {
             await("a leader for every partition", Duration.ofSeconds(60), () -> {
                 try {
                     return admin.describeTopics(names).allTopicNames().get().values().stream()
-                        .allMatch(d -> d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                            .allMatch(d -> d.partitions().stream()
+                                    .allMatch(p ->
+                                            p.leader() != null && !p.leader().isEmpty()));
                 } catch (Exception e) {
                     return false;
                 }
@@ -92,9 +92,13 @@ final class BrokerFixture implements AutoCloseable {
 
     /** A String/String producer (defaults: idempotent, acks=all). */
     KafkaProducer<String, String> stringProducer() {
-        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class));
+        return new KafkaProducer<>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class));
     }
 
     /**
@@ -107,7 +111,9 @@ final class BrokerFixture implements AutoCloseable {
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(tmp.resolve(appId + "-state")).toString());
+        p.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                Files.createDirectories(tmp.resolve(appId + "-state")).toString());
         p.putAll(overrides);
         KafkaStreams streams = new KafkaStreams(topology, p);
         streams.start();
@@ -138,7 +144,9 @@ final class BrokerFixture implements AutoCloseable {
             for (int i = 0; i < partitions; i++) q.put(new TopicPartition(t, i), OffsetSpec.latest());
         }
         Map<TopicPartition, Long> r = new HashMap<>();
-        admin.listOffsets(q, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all().get(30, TimeUnit.SECONDS)
+        admin.listOffsets(q, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .all()
+                .get(30, TimeUnit.SECONDS)
                 .forEach((tp, info) -> r.put(tp, info.offset()));
         return r;
     }
@@ -155,7 +163,8 @@ final class BrokerFixture implements AutoCloseable {
             await("group " + group + " to commit " + ends, timeout, () -> {
                 try {
                     Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                            .partitionsToOffsetAndMetadata()
+                            .get(10, TimeUnit.SECONDS);
                     for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
                         OffsetAndMetadata o = committed.get(e.getKey());
                         if (o == null || o.offset() < e.getValue()) return false;
@@ -199,8 +208,8 @@ final class BrokerFixture implements AutoCloseable {
                     if (atEnd) break;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException(topic + ": only " + n + " of " + atLeast
-                            + " records committed within " + timeout);
+                    throw new IllegalStateException(
+                            topic + ": only " + n + " of " + atLeast + " records committed within " + timeout);
                 }
             }
             // linger a little: duplicates committed late would show up here
@@ -219,11 +228,14 @@ final class BrokerFixture implements AutoCloseable {
     /** Prints the last lines of the app logs (stderr files) whose name starts with {@code prefix}. */
     void showLogs(String prefix) {
         try (var files = Files.list(tmp)) {
-            for (Path f : files.filter(x -> x.getFileName().toString().startsWith(prefix) && x.toString().endsWith(".log"))
-                    .sorted().toList()) {
+            for (Path f : files.filter(x -> x.getFileName().toString().startsWith(prefix)
+                            && x.toString().endsWith(".log"))
+                    .sorted()
+                    .toList()) {
                 List<String> lines = Files.readAllLines(f);
                 say("---- last lines of " + f.getFileName() + " ----");
-                lines.subList(Math.max(0, lines.size() - Integer.getInteger("it.logLines", 20)), lines.size()).forEach(BrokerFixture::say);
+                lines.subList(Math.max(0, lines.size() - Integer.getInteger("it.logLines", 20)), lines.size())
+                        .forEach(BrokerFixture::say);
             }
         } catch (Exception ignored) {
             // diagnostics only
@@ -240,7 +252,8 @@ final class BrokerFixture implements AutoCloseable {
     static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            if (System.nanoTime() > deadline)
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
             Thread.sleep(100);
         }
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TxnStores;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +14,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -92,26 +90,31 @@ class ChangelogTopicsTest {
 
     static KafkaStreams startApp() throws Exception {
         StreamsBuilder builder = new StreamsBuilder();
-        KGroupedStream<String, String> grouped =
-                builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String())).groupByKey();
+        KGroupedStream<String, String> grouped = builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
+                .groupByKey();
         grouped.count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore(KV))
-                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long())
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.Long())
                 .withLoggingEnabled(Map.of("min.insync.replicas", "1", "segment.ms", "3600000")));
         grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(WINDOW_SIZE))
-                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(WINDOW,
-                                RETENTION, WINDOW_SIZE, false))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(
+                                WINDOW, RETENTION, WINDOW_SIZE, false))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
         grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(SESSION_GAP))
                 .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalSessionStore(SESSION, RETENTION))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
         grouped.count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore(NO_LOG))
-                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long())
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.Long())
                 .withLoggingDisabled());
         return kafka.startEosApp(APP, builder.build(), Map.of());
     }
 
     static Map<String, Long> counts(KafkaStreams s, String store) {
-        ReadOnlyKeyValueStore<String, Long> kv = s.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
+        ReadOnlyKeyValueStore<String, Long> kv =
+                s.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore()));
         Map<String, Long> out = new java.util.TreeMap<>();
         try (var it = kv.all()) {
             it.forEachRemaining(e -> out.put(e.key, e.value));
@@ -125,7 +128,10 @@ class ChangelogTopicsTest {
 
     static Map<String, ConfigEntry> topicConfig(Admin admin, String topic) throws Exception {
         ConfigResource r = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        Config c = admin.describeConfigs(List.of(r)).all().get(30, TimeUnit.SECONDS).get(r);
+        Config c = admin.describeConfigs(List.of(r))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .get(r);
         return c.entries().stream().collect(Collectors.toMap(ConfigEntry::name, e -> e));
     }
 
@@ -135,18 +141,25 @@ class ChangelogTopicsTest {
         try (Admin admin = kafka.admin()) {
             Set<String> changelogs = new TreeSet<>(admin.listTopics().names().get(30, TimeUnit.SECONDS));
             changelogs.removeIf(t -> !t.endsWith("-changelog"));
-            assertEquals(new TreeSet<>(Set.of(changelog(KV), changelog(WINDOW), changelog(SESSION))), changelogs,
+            assertEquals(
+                    new TreeSet<>(Set.of(changelog(KV), changelog(WINDOW), changelog(SESSION))),
+                    changelogs,
                     "changelog topics (none for the store with logging disabled)");
-            Map<String, TopicDescription> described = admin.describeTopics(changelogs).allTopicNames().get(30, TimeUnit.SECONDS);
+            Map<String, TopicDescription> described =
+                    admin.describeTopics(changelogs).allTopicNames().get(30, TimeUnit.SECONDS);
             described.forEach((t, d) -> assertEquals(PARTITIONS, d.partitions().size(), t + " partitions"));
 
             Map<String, ConfigEntry> kv = topicConfig(admin, changelog(KV));
             assertEquals("compact", kv.get("cleanup.policy").value());
             // withLoggingEnabled(configs) reach the topic as topic-level configs
             assertEquals("1", kv.get("min.insync.replicas").value());
-            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, kv.get("min.insync.replicas").source());
+            assertEquals(
+                    ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG,
+                    kv.get("min.insync.replicas").source());
             assertEquals("3600000", kv.get("segment.ms").value());
-            assertEquals(ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG, kv.get("segment.ms").source());
+            assertEquals(
+                    ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG,
+                    kv.get("segment.ms").source());
 
             // Kafka 4.4 takes the retention from the windows (size + grace, or gap + grace), or from
             // Materialized.withRetention, not from the supplier's retentionPeriod(); plus
@@ -155,8 +168,14 @@ class ChangelogTopicsTest {
             for (String store : List.of(WINDOW, SESSION)) {
                 Map<String, ConfigEntry> c = topicConfig(admin, changelog(store));
                 assertEquals("compact,delete", c.get("cleanup.policy").value(), store);
-                assertEquals(String.valueOf(retention.get(store) + ONE_DAY_MS), c.get("retention.ms").value(), store);
-                assertEquals(ConfigEntry.ConfigSource.DEFAULT_CONFIG, c.get("segment.ms").source(), store);
+                assertEquals(
+                        String.valueOf(retention.get(store) + ONE_DAY_MS),
+                        c.get("retention.ms").value(),
+                        store);
+                assertEquals(
+                        ConfigEntry.ConfigSource.DEFAULT_CONFIG,
+                        c.get("segment.ms").source(),
+                        store);
             }
         }
     }
@@ -164,8 +183,11 @@ class ChangelogTopicsTest {
     @Test
     @Order(2)
     void storeWithLoggingDisabledWorks() throws Exception {
-        BrokerFixture.await("counts in both stores", Duration.ofSeconds(30),
-                () -> counts(streams, KV).equals(EXPECTED) && counts(streams, NO_LOG).equals(EXPECTED));
+        BrokerFixture.await(
+                "counts in both stores",
+                Duration.ofSeconds(30),
+                () -> counts(streams, KV).equals(EXPECTED)
+                        && counts(streams, NO_LOG).equals(EXPECTED));
         assertTrue(Files.isDirectory(stateDir.resolve(APP)), "state directory");
     }
 
@@ -176,8 +198,10 @@ class ChangelogTopicsTest {
      */
     /** Closes the app and leaves the group, so that the restarted one need not wait for its session to expire. */
     static void closeLeavingGroup() {
-        assertTrue(streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                .withTimeout(Duration.ofSeconds(30))), "closed in time");
+        assertTrue(
+                streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(Duration.ofSeconds(30))),
+                "closed in time");
     }
 
     @Test

@@ -27,7 +27,8 @@ record CpuSample(long appNanos, long brokerNanos, long machineBusy, long machine
     /** A sample now, of the processes {@code appPid} and {@code brokerPid}. */
     static CpuSample take(long appPid, long brokerPid) {
         long[] machine = machine();
-        return new CpuSample(cpuNanos(appPid), cpuNanos(brokerPid), machine[0], machine[1], (int) machine[2], System.nanoTime());
+        return new CpuSample(
+                cpuNanos(appPid), cpuNanos(brokerPid), machine[0], machine[1], (int) machine[2], System.nanoTime());
     }
 
     /**
@@ -39,10 +40,17 @@ record CpuSample(long appNanos, long brokerNanos, long machineBusy, long machine
         double wall = (wallNanos - start.wallNanos) / 1e9;
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("appCores", appNanos < 0 || start.appNanos < 0 ? null : round((appNanos - start.appNanos) / 1e9 / wall));
-        m.put("brokerCores", brokerNanos < 0 || start.brokerNanos < 0 ? null : round((brokerNanos - start.brokerNanos) / 1e9 / wall));
+        m.put(
+                "brokerCores",
+                brokerNanos < 0 || start.brokerNanos < 0
+                        ? null
+                        : round((brokerNanos - start.brokerNanos) / 1e9 / wall));
         long total = machineTotal - start.machineTotal;
-        m.put("machineBusyCores", machineTotal < 0 || start.machineTotal < 0 || total <= 0 ? null
-                : round((double) (machineBusy - start.machineBusy) / total * cpus));
+        m.put(
+                "machineBusyCores",
+                machineTotal < 0 || start.machineTotal < 0 || total <= 0
+                        ? null
+                        : round((double) (machineBusy - start.machineBusy) / total * cpus));
         m.put("machineCores", cpus);
         return m;
     }
@@ -52,7 +60,10 @@ record CpuSample(long appNanos, long brokerNanos, long machineBusy, long machine
     }
 
     private static long cpuNanos(long pid) {
-        return ProcessHandle.of(pid).flatMap(h -> h.info().totalCpuDuration()).map(d -> d.toNanos()).orElse(-1L);
+        return ProcessHandle.of(pid)
+                .flatMap(h -> h.info().totalCpuDuration())
+                .map(d -> d.toNanos())
+                .orElse(-1L);
     }
 
     /** {busy jiffies, total jiffies, CPUs} from /proc/stat, or {-1, -1, available processors}. */

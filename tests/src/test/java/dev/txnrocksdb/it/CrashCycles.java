@@ -21,28 +21,41 @@ import java.util.TreeMap;
 final class CrashCycles {
 
     /** One restart: records restored in total and per store, against the changelogs' size. */
-    record Restart(int cycle, long restored, long changelogTotal, Map<String, Long> restoredByStore) {
-    }
+    record Restart(int cycle, long restored, long changelogTotal, Map<String, Long> restoredByStore) {}
 
-    record Result(List<Restart> restarts, Map<String, List<Long>> kv, Map<String, List<Long>> window,
-                  Map<String, List<Long>> session, List<String> summary) {
-    }
+    record Result(
+            List<Restart> restarts,
+            Map<String, List<Long>> kv,
+            Map<String, List<Long>> window,
+            Map<String, List<Long>> session,
+            List<String> summary) {}
 
-    private CrashCycles() {
-    }
+    private CrashCycles() {}
 
     /** Records {@code store} restored over all restarts. */
     static long restored(Result r, String store) {
-        return r.restarts().stream().mapToLong(x -> x.restoredByStore().getOrDefault(store, 0L)).sum();
+        return r.restarts().stream()
+                .mapToLong(x -> x.restoredByStore().getOrDefault(store, 0L))
+                .sum();
     }
 
-    static Result run(BrokerFixture kafka, WordInput input, int partitions, String appId, boolean txn, int cycles,
-                      long seed, String... overrides) throws Exception {
+    static Result run(
+            BrokerFixture kafka,
+            WordInput input,
+            int partitions,
+            String appId,
+            boolean txn,
+            int cycles,
+            long seed,
+            String... overrides)
+            throws Exception {
         long started = System.nanoTime();
         int records = input.size();
         List<String> summary = new ArrayList<>();
-        kafka.createTopics(partitions, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
-        String stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state")).toString();
+        kafka.createTopics(
+                partitions, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+        String stateDir =
+                Files.createDirectories(kafka.tmp.resolve(appId + "-state")).toString();
         List<String> changelogs = EosCrashApp.changelogs(appId);
         Random rnd = new Random(seed * 31 + appId.hashCode());
 
@@ -61,7 +74,8 @@ final class CrashCycles {
                     // times that size to mean something from the first restart on (the app reports
                     // PROCESSED every 500 records)
                     long firstChunk = chunk - chunk % 500;
-                    app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= firstChunk,
+                    app.awaitLine(
+                            l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= firstChunk,
                             Duration.ofSeconds(90));
                 }
                 // a random moment while it processes its backlog: between 0.05 and 1.5 s after it is RUNNING
@@ -76,11 +90,21 @@ final class CrashCycles {
                 app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
                 long restored = app.restoredTotal();
                 Map<String, Long> byStore = new TreeMap<>();
-                app.restoredSince(0).forEach((tpStore, n) -> byStore.merge(tpStore.substring(tpStore.indexOf(' ') + 1), n, Long::sum));
+                app.restoredSince(0)
+                        .forEach((tpStore, n) ->
+                                byStore.merge(tpStore.substring(tpStore.indexOf(' ') + 1), n, Long::sum));
                 restarts.add(new Restart(cycle, restored, changelogTotal, byStore));
-                String line = String.format("[%s] cycle %2d: killed %s (exit %d) at ~%d processed; restart restored %d records"
-                                + " of %d changelog records (%.1f%%)%s", appId, cycle, appId + "#" + (cycle - 1), exit, processed,
-                        restored, changelogTotal, changelogTotal == 0 ? 0.0 : 100.0 * restored / changelogTotal,
+                String line = String.format(
+                        "[%s] cycle %2d: killed %s (exit %d) at ~%d processed; restart restored %d records"
+                                + " of %d changelog records (%.1f%%)%s",
+                        appId,
+                        cycle,
+                        appId + "#" + (cycle - 1),
+                        exit,
+                        processed,
+                        restored,
+                        changelogTotal,
+                        changelogTotal == 0 ? 0.0 : 100.0 * restored / changelogTotal,
                         app.restoredDetail());
                 say(line);
                 summary.add(line);
@@ -89,11 +113,21 @@ final class CrashCycles {
 
             // let it drain, then read
             kafka.awaitGroupCaughtUp(appId, EosCrashApp.INPUT, partitions, Duration.ofSeconds(180));
-            Map<String, List<Long>> kv = kafka.readCommitted(EosCrashApp.kvOut(appId), partitions, records, Duration.ofSeconds(60));
-            Map<String, List<Long>> win = kafka.readCommitted(EosCrashApp.windowOut(appId), partitions, records, Duration.ofSeconds(60));
-            Map<String, List<Long>> ses = kafka.readCommitted(EosCrashApp.sessionOut(appId), partitions, 0, Duration.ofSeconds(60));
-            String line = String.format("[%s] %d cycles, %d records, restored per restart %s, %d s", appId, cycles, records,
-                    restarts.stream().map(x -> x.restored + "/" + x.changelogTotal).toList(), ms(started) / 1000);
+            Map<String, List<Long>> kv =
+                    kafka.readCommitted(EosCrashApp.kvOut(appId), partitions, records, Duration.ofSeconds(60));
+            Map<String, List<Long>> win =
+                    kafka.readCommitted(EosCrashApp.windowOut(appId), partitions, records, Duration.ofSeconds(60));
+            Map<String, List<Long>> ses =
+                    kafka.readCommitted(EosCrashApp.sessionOut(appId), partitions, 0, Duration.ofSeconds(60));
+            String line = String.format(
+                    "[%s] %d cycles, %d records, restored per restart %s, %d s",
+                    appId,
+                    cycles,
+                    records,
+                    restarts.stream()
+                            .map(x -> x.restored + "/" + x.changelogTotal)
+                            .toList(),
+                    ms(started) / 1000);
             say(line);
             summary.add(line);
             return new Result(restarts, kv, win, ses, summary);

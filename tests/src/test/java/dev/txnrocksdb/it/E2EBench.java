@@ -2,8 +2,8 @@ package dev.txnrocksdb.it;
 
 import static dev.txnrocksdb.it.BrokerFixture.say;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.txnrocksdb.examples.wordcount.KafkaBroker;
-
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -25,8 +25,6 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -110,9 +108,11 @@ public final class E2EBench {
     static final String REFERENCE = "kafka-txn";
     /** Our column with snapshots: {@link #SNAPSHOT_LOCATION} in its arguments stands for a directory of the run. */
     static final String SNAPSHOTS = "txn-snapshots";
+
     static final String SNAPSHOT_LOCATION = "@snapshot-location@";
     /** The column of Kafka's in-memory stores: the ceiling of a store inside the JVM, which ours should be within 1.2x of. */
     static final String IN_MEMORY = "kafka-memory";
+
     static final Map<String, Column> COLUMNS = new LinkedHashMap<>();
     /**
      * {@code e2e.rocksdb.options}: RocksDB options for our columns' stores in this run
@@ -124,26 +124,59 @@ public final class E2EBench {
 
     static {
         for (Column c : List.of(
-                new Column("txn", true, ours(), StateKind.PERSISTENT, "ours, indexed-batch strategy (the default): "
-                        + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
-                new Column(SNAPSHOTS, true, ours("txn.rocksdb.snapshot.location=" + SNAPSHOT_LOCATION,
-                        "txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)),
-                        StateKind.PERSISTENT, "ours, indexed-batch, with snapshots (txn.rocksdb.snapshot.location on a "
-                        + "file:// directory of the run, txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)
-                        + ")"),
-                new Column("txn-secondary", true, ours("txn.rocksdb.transaction.strategy=secondary-store"),
-                        StateKind.PERSISTENT, "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
-                new Column(REFERENCE, false, List.of("enable.transactional.statestores=true"), StateKind.PERSISTENT,
+                new Column(
+                        "txn",
+                        true,
+                        ours(),
+                        StateKind.PERSISTENT,
+                        "ours, indexed-batch strategy (the default): "
+                                + "dsl.store.suppliers.class=TxnRocksDBDslStoreSuppliers, enable.transactional.statestores=true"),
+                new Column(
+                        SNAPSHOTS,
+                        true,
+                        ours(
+                                "txn.rocksdb.snapshot.location=" + SNAPSHOT_LOCATION,
+                                "txn.rocksdb.snapshot.interval.ms=" + Long.getLong("e2e.snapshot.intervalMs", 10_000L)),
+                        StateKind.PERSISTENT,
+                        "ours, indexed-batch, with snapshots (txn.rocksdb.snapshot.location on a "
+                                + "file:// directory of the run, txn.rocksdb.snapshot.interval.ms="
+                                + Long.getLong("e2e.snapshot.intervalMs", 10_000L)
+                                + ")"),
+                new Column(
+                        "txn-secondary",
+                        true,
+                        ours("txn.rocksdb.transaction.strategy=secondary-store"),
+                        StateKind.PERSISTENT,
+                        "ours, secondary-store strategy (txn.rocksdb.transaction.strategy=secondary-store)"),
+                new Column(
+                        REFERENCE,
+                        false,
+                        List.of("enable.transactional.statestores=true"),
+                        StateKind.PERSISTENT,
                         "Kafka 4.4's RocksDB stores with enable.transactional.statestores=true: the reference"),
-                new Column("kafka", false, List.of(), StateKind.PERSISTENT, "Kafka 4.4's RocksDB stores with the flag off "
-                        + "(enable.transactional.statestores=false, Kafka's default)"),
-                new Column(IN_MEMORY, false, List.of("dsl.store.suppliers.class="
-                                + "org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers",
-                        "enable.transactional.statestores=true"), StateKind.IN_MEMORY,
+                new Column(
+                        "kafka",
+                        false,
+                        List.of(),
+                        StateKind.PERSISTENT,
+                        "Kafka 4.4's RocksDB stores with the flag off "
+                                + "(enable.transactional.statestores=false, Kafka's default)"),
+                new Column(
+                        IN_MEMORY,
+                        false,
+                        List.of(
+                                "dsl.store.suppliers.class="
+                                        + "org.apache.kafka.streams.state.BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers",
+                                "enable.transactional.statestores=true"),
+                        StateKind.IN_MEMORY,
                         "Kafka 4.4's in-memory stores (dsl.store.suppliers.class=BuiltInDslStoreSuppliers$InMemoryDslStoreSuppliers, "
                                 + "enable.transactional.statestores=true as ours): the ceiling of a store inside the JVM; "
                                 + "throughput only"),
-                new Column("no-state", false, List.of(EosCrashApp.TOPOLOGY_ARG + "=passthrough"), StateKind.NONE,
+                new Column(
+                        "no-state",
+                        false,
+                        List.of(EosCrashApp.TOPOLOGY_ARG + "=passthrough"),
+                        StateKind.NONE,
                         "no stores: the same input, every record sent to the same three output topics as a count of 1 "
                                 + "(EosCrashApp eos-app.topology=passthrough; no stores, no changelogs): the ceiling "
                                 + "of the Streams runtime and the broker; throughput only"))) {
@@ -167,10 +200,10 @@ public final class E2EBench {
 
     /** The results file, rewritten after every run. */
     private static E2EResults results;
+
     private static long started;
 
-    private E2EBench() {
-    }
+    private E2EBench() {}
 
     public static void main(String[] args) {
         try {
@@ -194,9 +227,15 @@ public final class E2EBench {
             }
         }
         started = System.nanoTime();
-        results = E2EResults.open(new File(out), Boolean.parseBoolean(System.getProperty("e2e.merge", "true")), SMOKE,
-                E2EResults.provenance(System.getProperty("e2e.command", "bench/e2e.sh"),
-                        System.getProperty("e2e.gitCommit", ""), machine()), parts);
+        results = E2EResults.open(
+                new File(out),
+                Boolean.parseBoolean(System.getProperty("e2e.merge", "true")),
+                SMOKE,
+                E2EResults.provenance(
+                        System.getProperty("e2e.command", "bench/e2e.sh"),
+                        System.getProperty("e2e.gitCommit", ""),
+                        machine()),
+                parts);
         results.put("reference", REFERENCE);
         Map<String, String> columns = new LinkedHashMap<>();
         COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
@@ -217,7 +256,8 @@ public final class E2EBench {
     static void recovery(BrokerFixture kafka, Map<String, Object> r) throws Exception {
         long t0 = System.nanoTime();
         List<Long> sizes = list("e2e.recovery.sizes", SMOKE ? "2000" : "100000,1000000,3000000,10000000").stream()
-                .map(s -> (long) Double.parseDouble(s)).toList();
+                .map(s -> (long) Double.parseDouble(s))
+                .toList();
         int kills = Integer.getInteger("e2e.recovery.kills", SMOKE ? 1 : 3);
         int trickle = Integer.getInteger("e2e.recovery.trickle", 500);
         boolean newHost = Boolean.getBoolean("e2e.recovery.newHost");
@@ -231,8 +271,10 @@ public final class E2EBench {
         settings.put("newHost", newHost);
         settings.put("columns", columns.stream().map(Column::id).toList());
         if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
-        settings.put("topology", "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store "
-                + EosCrashApp.KV_STORE + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
+        settings.put(
+                "topology",
+                "EosCrashApp with eos-app.topology=kv: stream -> groupByKey -> count (store " + EosCrashApp.KV_STORE
+                        + ", no record cache, commit.interval.ms=100, exactly_once_v2) -> output topic");
         settings.put("load", load.id());
         settings.put("loadDescription", load.description());
         List<Map<String, Object>> runs = new ArrayList<>();
@@ -256,8 +298,16 @@ public final class E2EBench {
      * without its state); a column with snapshots then waits, before the first kill, for a snapshot
      * of every partition taken after the load.
      */
-    static Map<String, Object> recoveryRun(BrokerFixture kafka, Column c, RecoveryLoad load, long n, int kills, int trickle,
-                                           boolean newHost, Random rnd) throws Exception {
+    static Map<String, Object> recoveryRun(
+            BrokerFixture kafka,
+            Column c,
+            RecoveryLoad load,
+            long n,
+            int kills,
+            int trickle,
+            boolean newHost,
+            Random rnd)
+            throws Exception {
         String appId = "e2e-rec-" + c.id() + "-" + n;
         String input = appId + "-input";
         String output = EosCrashApp.kvOut(appId);
@@ -293,9 +343,16 @@ public final class E2EBench {
             }
             RecoveryLoad.probe(kafka, input, output, PARTITIONS, n);
             long changelogAfterLoad = BrokerFixture.sum(kafka.endOffsets(List.of(changelog), PARTITIONS));
-            say(String.format("recovery [%s, %,d keys]: loaded (%s) in %.1f s: produced in %.1f s, app launch to loaded %.1f s%s; "
-                            + "probe ok; changelog %,d records", c.id(), n, load.id(), (loaded - t) / 1e9, produce,
-                    (loaded - launch) / 1e9, load == RecoveryLoad.CHANGELOG ? String.format(" (restore %.1f s)", restore) : "",
+            say(String.format(
+                    "recovery [%s, %,d keys]: loaded (%s) in %.1f s: produced in %.1f s, app launch to loaded %.1f s%s; "
+                            + "probe ok; changelog %,d records",
+                    c.id(),
+                    n,
+                    load.id(),
+                    (loaded - t) / 1e9,
+                    produce,
+                    (loaded - launch) / 1e9,
+                    load == RecoveryLoad.CHANGELOG ? String.format(" (restore %.1f s)", restore) : "",
                     changelogAfterLoad));
             r.put("column", c.id());
             r.put("keys", n);
@@ -304,16 +361,20 @@ public final class E2EBench {
             updates.start();
             if (newHost && c.id().equals(SNAPSHOTS)) {
                 long since = System.currentTimeMillis();
-                BrokerFixture.await("a snapshot of every partition after the load", RESTART_TIMEOUT,
+                BrokerFixture.await(
+                        "a snapshot of every partition after the load",
+                        RESTART_TIMEOUT,
                         () -> SnapshotRestoreTest.storesWrittenSince(snapshots, since) >= PARTITIONS);
-                say(String.format("recovery [%s, %,d keys]: a snapshot of every partition %.1f s after the load",
+                say(String.format(
+                        "recovery [%s, %,d keys]: a snapshot of every partition %.1f s after the load",
                         c.id(), n, (System.currentTimeMillis() - since) / 1e3));
                 r.put("snapshots", snapshotCost(app, n));
             }
             for (int kill = 1; kill <= kills; kill++) {
                 // mid-run: the app is processing the trickle
                 Thread.sleep(1000 + rnd.nextInt(1000));
-                if (!app.process.isAlive()) throw new IllegalStateException(app.name + " died before the kill; see its log");
+                if (!app.process.isAlive())
+                    throw new IllegalStateException(app.name + " died before the kill; see its log");
                 app.kill();
                 if (newHost) {
                     // a new host: the task's state directory is gone
@@ -338,11 +399,21 @@ public final class E2EBench {
                 k.put("openTransactionAtKill", dangling.openAtKill);
                 k.put("launchToChangelogStableMs", stableMs);
                 restarts.add(k);
-                say(String.format("recovery [%s, %,d keys] kill %d: first record processed %.0f ms after launch "
-                                + "(RUNNING %.0f ms), restored %,d of %,d changelog records%s%s", c.id(), n, kill,
-                        k.get("launchToFirstProcessedMs"), k.get("launchToRunningMs"), app.restoredTotal(), changelogAtKill,
-                        app.restoredDetail(), dangling.openAtKill
-                                ? String.format("; the killed instance's open transaction on the changelog aborted %.0f ms after launch", stableMs)
+                say(String.format(
+                        "recovery [%s, %,d keys] kill %d: first record processed %.0f ms after launch "
+                                + "(RUNNING %.0f ms), restored %,d of %,d changelog records%s%s",
+                        c.id(),
+                        n,
+                        kill,
+                        k.get("launchToFirstProcessedMs"),
+                        k.get("launchToRunningMs"),
+                        app.restoredTotal(),
+                        changelogAtKill,
+                        app.restoredDetail(),
+                        dangling.openAtKill
+                                ? String.format(
+                                        "; the killed instance's open transaction on the changelog aborted %.0f ms after launch",
+                                        stableMs)
                                 : ""));
             }
             r.put("restarts", restarts);
@@ -373,7 +444,8 @@ public final class E2EBench {
         private final Thread watcher;
         private volatile long stableAt = -1;
 
-        DanglingTransaction(BrokerFixture kafka, String changelog, Map<TopicPartition, Long> endsAtKill) throws Exception {
+        DanglingTransaction(BrokerFixture kafka, String changelog, Map<TopicPartition, Long> endsAtKill)
+                throws Exception {
             Admin admin = kafka.admin();
             boolean open;
             try {
@@ -388,27 +460,29 @@ public final class E2EBench {
                 watcher = null;
                 return;
             }
-            watcher = new Thread(() -> {
-                try (admin) {
-                    while (!Thread.currentThread().isInterrupted()) {
-                        if (isStable(kafka, admin, changelog, endsAtKill)) {
-                            stableAt = System.nanoTime();
-                            return;
+            watcher = new Thread(
+                    () -> {
+                        try (admin) {
+                            while (!Thread.currentThread().isInterrupted()) {
+                                if (isStable(kafka, admin, changelog, endsAtKill)) {
+                                    stableAt = System.nanoTime();
+                                    return;
+                                }
+                                Thread.sleep(50);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } catch (Exception e) {
+                            say("recovery: watching the changelog's last stable offset failed: " + e);
                         }
-                        Thread.sleep(50);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (Exception e) {
-                    say("recovery: watching the changelog's last stable offset failed: " + e);
-                }
-            }, "dangling-transaction-watcher");
+                    },
+                    "dangling-transaction-watcher");
             watcher.setDaemon(true);
             watcher.start();
         }
 
-        private static boolean isStable(BrokerFixture kafka, Admin admin, String changelog, Map<TopicPartition, Long> ends)
-                throws Exception {
+        private static boolean isStable(
+                BrokerFixture kafka, Admin admin, String changelog, Map<TopicPartition, Long> ends) throws Exception {
             Map<TopicPartition, Long> stable = kafka.stableOffsets(admin, List.of(changelog), ends.size());
             return ends.entrySet().stream().allMatch(e -> stable.getOrDefault(e.getKey(), -1L) >= e.getValue());
         }
@@ -424,7 +498,9 @@ public final class E2EBench {
 
     /** Our column's app arguments, with {@link #SNAPSHOT_LOCATION} replaced by {@code snapshots}' URI. */
     private static List<String> appArgs(Column c, Path snapshots) {
-        return c.appArgs().stream().map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString())).toList();
+        return c.appArgs().stream()
+                .map(a -> a.replace(SNAPSHOT_LOCATION, snapshots.toUri().toString()))
+                .toList();
     }
 
     /** The sum of a store metric over the app's stores. */
@@ -450,16 +526,19 @@ public final class E2EBench {
         cost.put("bytesSentObserved", sent);
         cost.put("bytesPerSnapshot", taken == 0 ? null : sent / taken);
         cost.put("stateSstBytes", state);
-        say(String.format("recovery [txn-snapshots, %,d keys]: %d snapshots under the trickle sent %,d bytes (%,d per snapshot) "
-                + "of a state of %,d SST bytes; %,d bytes sent until then", n, taken, sent, taken == 0 ? 0 : sent / taken, state,
-                sentBefore));
+        say(String.format(
+                "recovery [txn-snapshots, %,d keys]: %d snapshots under the trickle sent %,d bytes (%,d per snapshot) "
+                        + "of a state of %,d SST bytes; %,d bytes sent until then",
+                n, taken, sent, taken == 0 ? 0 : sent / taken, state, sentBefore));
         return cost;
     }
 
     private static long directoryBytes(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) return 0;
         try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+            return files.filter(Files::isRegularFile)
+                    .mapToLong(p -> p.toFile().length())
+                    .sum();
         }
     }
 
@@ -503,23 +582,26 @@ public final class E2EBench {
 
         Trickle(BrokerFixture kafka, String topic, long keys, int perSecond) {
             producer = kafka.stringProducer();
-            thread = new Thread(() -> {
-                Random rnd = new Random(7);
-                long periodNanos = 1_000_000_000L / Math.max(1, perSecond);
-                long next = System.nanoTime();
-                while (running.get()) {
-                    producer.send(new ProducerRecord<>(topic, RecoveryLoad.key(Math.floorMod(rnd.nextLong(), keys)), "t"));
-                    next += periodNanos;
-                    long sleep = next - System.nanoTime();
-                    if (sleep > 0) {
-                        try {
-                            Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
-                        } catch (InterruptedException e) {
-                            return;
+            thread = new Thread(
+                    () -> {
+                        Random rnd = new Random(7);
+                        long periodNanos = 1_000_000_000L / Math.max(1, perSecond);
+                        long next = System.nanoTime();
+                        while (running.get()) {
+                            producer.send(new ProducerRecord<>(
+                                    topic, RecoveryLoad.key(Math.floorMod(rnd.nextLong(), keys)), "t"));
+                            next += periodNanos;
+                            long sleep = next - System.nanoTime();
+                            if (sleep > 0) {
+                                try {
+                                    Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+                                } catch (InterruptedException e) {
+                                    return;
+                                }
+                            }
                         }
-                    }
-                }
-            }, "trickle-" + topic);
+                    },
+                    "trickle-" + topic);
             thread.setDaemon(true);
         }
 
@@ -544,7 +626,9 @@ public final class E2EBench {
         List<Column> columns = columns("e2e.throughput.columns", "throughput", null);
         kafka.createTopics(PARTITIONS, EosCrashApp.INPUT);
         // the whole input in the past (an hour before now at its end): the broker refuses timestamps over 1 h ahead
-        long firstTs = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis() - records * WordInput.STEP_MS;
+        long firstTs = System.currentTimeMillis() / 60_000 * 60_000
+                - Duration.ofHours(1).toMillis()
+                - records * WordInput.STEP_MS;
         WordInput input = new WordInput(records, 42, firstTs);
         long t = System.nanoTime();
         input.produceUpTo(kafka, records);
@@ -560,15 +644,24 @@ public final class E2EBench {
         settings.put("partitions", PARTITIONS);
         settings.put("columns", columns.stream().map(Column::id).toList());
         if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
-        settings.put("topology", "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
-                + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
-                + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS + " ms of event time");
-        settings.put("cpu", "CPU used from the first record processed to the end, in cores (CPU seconds per second): the "
-                + "app JVM's and the broker JVM's (user + system, /proc/<pid>/stat), and the machine's busy time "
-                + "(/proc/stat: everything on it, the driver and other processes included)");
+        settings.put(
+                "topology",
+                "EosCrashApp: stream -> groupByKey -> count (KV), 10 s tumbling-window count, "
+                        + "5 s-gap session count, each to an output topic; no record cache, commit.interval.ms=100, exactly_once_v2; "
+                        + WordInput.WORDS + " skewed words, one record every " + WordInput.STEP_MS
+                        + " ms of event time");
+        settings.put(
+                "cpu",
+                "CPU used from the first record processed to the end, in cores (CPU seconds per second): the "
+                        + "app JVM's and the broker JVM's (user + system, /proc/<pid>/stat), and the machine's busy time "
+                        + "(/proc/stat: everything on it, the driver and other processes included)");
         boolean warmup = Boolean.parseBoolean(System.getProperty("e2e.throughput.warmup", "true"));
-        settings.put("warmup", warmup ? "one unrecorded run of " + IN_MEMORY + " before the first measured one: the broker's "
-                + "JIT warms up in it (without it the first column measured ran up to 13% slower than in a later run)" : "none");
+        settings.put(
+                "warmup",
+                warmup
+                        ? "one unrecorded run of " + IN_MEMORY + " before the first measured one: the broker's "
+                                + "JIT warms up in it (without it the first column measured ran up to 13% slower than in a later run)"
+                        : "none");
         out.put("settings", settings);
         Map<String, List<Map<String, Object>>> byColumn = byColumn(out, columns);
         if (warmup) {
@@ -611,12 +704,18 @@ public final class E2EBench {
      */
     static Map<String, Object> throughputRun(BrokerFixture kafka, Column c, int records, int run) throws Exception {
         String appId = "e2e-tput-" + c.id() + "-r" + run;
-        List<String> outputs = List.of(EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+        List<String> outputs =
+                List.of(EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
         kafka.createTopics(PARTITIONS, outputs.toArray(String[]::new));
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         long launch = System.nanoTime();
         Path snapshots = kafka.tmp.resolve(appId + "-snapshots");
-        AppProcess app = AppProcess.start(appId, kafka, appId, stateDir.toString(), c.txn(),
+        AppProcess app = AppProcess.start(
+                appId,
+                kafka,
+                appId,
+                stateDir.toString(),
+                c.txn(),
                 appArgs(c, snapshots).toArray(String[]::new));
         try {
             app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
@@ -624,7 +723,8 @@ public final class E2EBench {
             long first = app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED"));
             kafka.awaitGroupCaughtUp(appId, EosCrashApp.INPUT, PARTITIONS, Duration.ofSeconds(120 + records / 1_000));
             long end = System.nanoTime();
-            Map<String, Object> cpu = CpuSample.take(app.process.pid(), kafka.broker.pid()).since(cpuAtFirst);
+            Map<String, Object> cpu =
+                    CpuSample.take(app.process.pid(), kafka.broker.pid()).since(cpuAtFirst);
             double secs = (end - first) / 1e9;
             app.stop();
             Map<String, Object> r = new LinkedHashMap<>();
@@ -635,10 +735,19 @@ public final class E2EBench {
             r.put("cpu", cpu);
             r.put("stateDirMiB", checkStateDir(c, stateDir) / 1048576.0);
             if (c.id().equals(SNAPSHOTS)) r.put("snapshotMiB", directoryBytes(snapshots) / 1048576.0);
-            say(String.format("throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s "
-                            + "(cores: app %s, broker %s, machine busy %s of %s); state dir %.1f MiB", c.id(), run, records, secs,
-                    records / secs, cpu.get("appCores"), cpu.get("brokerCores"), cpu.get("machineBusyCores"),
-                    cpu.get("machineCores"), r.get("stateDirMiB")));
+            say(String.format(
+                    "throughput [%s] run %d: %,d records in %.1f s from the first record processed: %,.0f records/s "
+                            + "(cores: app %s, broker %s, machine busy %s of %s); state dir %.1f MiB",
+                    c.id(),
+                    run,
+                    records,
+                    secs,
+                    records / secs,
+                    cpu.get("appCores"),
+                    cpu.get("brokerCores"),
+                    cpu.get("machineBusyCores"),
+                    cpu.get("machineCores"),
+                    r.get("stateDirMiB")));
             return r;
         } catch (Exception | AssertionError e) {
             kafka.showLogs(appId);
@@ -664,15 +773,17 @@ public final class E2EBench {
         long bytes = 0;
         try (Stream<Path> paths = Files.walk(stateDir)) {
             for (Path p : paths.toList()) {
-                if (Files.isDirectory(p) && stores.contains(p.getFileName().toString())) found.add(p.getFileName().toString());
+                if (Files.isDirectory(p) && stores.contains(p.getFileName().toString()))
+                    found.add(p.getFileName().toString());
                 if (Files.isRegularFile(p)) bytes += Files.size(p);
             }
         }
         boolean persistent = c.state() == StateKind.PERSISTENT;
         if (persistent ? !found.equals(stores) : !found.isEmpty()) {
-            throw new IllegalStateException(c.id() + ": the state directory holds store directories " + found + ", expected "
-                    + (persistent ? stores + " (persistent stores)" : "none (" + c.state() + ")")
-                    + ": the column did not run with the stores it claims");
+            throw new IllegalStateException(
+                    c.id() + ": the state directory holds store directories " + found + ", expected "
+                            + (persistent ? stores + " (persistent stores)" : "none (" + c.state() + ")")
+                            + ": the column did not run with the stores it claims");
         }
         return bytes;
     }
@@ -692,8 +803,13 @@ public final class E2EBench {
             List<Column> order = new ArrayList<>(columns);
             Collections.rotate(order, -(rep - 1));
             for (Column c : order) {
-                Map<String, String> result = parseResult(runBench("RESULT ", "StoreMemory-" + c.id() + "-" + rep,
-                        c.id(), Integer.toString(stores), Integer.toString(keysPerStore), Integer.toString(commitEvery)));
+                Map<String, String> result = parseResult(runBench(
+                        "RESULT ",
+                        "StoreMemory-" + c.id() + "-" + rep,
+                        c.id(),
+                        Integer.toString(stores),
+                        Integer.toString(keysPerStore),
+                        Integer.toString(commitEvery)));
                 Map<String, Object> r = new LinkedHashMap<>();
                 r.put("repeat", rep);
                 r.put("vmHwmMiB", Long.parseLong(result.get("vmHwmKiB")) / 1024.0);
@@ -701,8 +817,14 @@ public final class E2EBench {
                 r.put("heapUsedMiB", Long.parseLong(result.get("heapUsedKiB")) / 1024.0);
                 r.put("seconds", Double.parseDouble(result.get("seconds")));
                 byColumn.get(c.id()).add(r);
-                say(String.format("memory [%s] repeat %d: peak RSS %.0f MiB (RSS at the end %.0f MiB, heap used %.0f MiB), %s s",
-                        c.id(), rep, r.get("vmHwmMiB"), r.get("vmRssMiB"), r.get("heapUsedMiB"), result.get("seconds")));
+                say(String.format(
+                        "memory [%s] repeat %d: peak RSS %.0f MiB (RSS at the end %.0f MiB, heap used %.0f MiB), %s s",
+                        c.id(),
+                        rep,
+                        r.get("vmHwmMiB"),
+                        r.get("vmRssMiB"),
+                        r.get("heapUsedMiB"),
+                        result.get("seconds")));
                 out.put("seconds", seconds(t0));
                 results.checkpoint();
             }
@@ -710,8 +832,8 @@ public final class E2EBench {
         results.finish("memory");
     }
 
-    private static Map<String, Object> memorySettings(int stores, int keysPerStore, int commitEvery, int repeats,
-                                                      List<Column> columns) {
+    private static Map<String, Object> memorySettings(
+            int stores, int keysPerStore, int commitEvery, int repeats, List<Column> columns) {
         Map<String, Object> settings = new LinkedHashMap<>();
         settings.put("stores", stores);
         settings.put("keysPerStore", keysPerStore);
@@ -720,11 +842,14 @@ public final class E2EBench {
         settings.put("jvm", "-Xmx512m (as the Streams app JVMs)");
         settings.put("columns", columns.stream().map(Column::id).toList());
         if (ROCKSDB_OPTIONS != null) settings.put("rocksdbOptions", ROCKSDB_OPTIONS);
-        settings.put("workload", "one JVM per column and repeat: " + stores + " bare key-value stores (bench module's "
-                + "BenchStore, exactly_once_v2 app configs), " + keysPerStore + " distinct 16-byte keys each, a get then "
-                + "a put of a 100-byte value per key, every store committed after each " + commitEvery
-                + " records per store, then a get of every 10th key; peak RSS = VmHWM of /proc/self/status; "
-                + "seconds = the whole run in that JVM");
+        settings.put(
+                "workload",
+                "one JVM per column and repeat: " + stores + " bare key-value stores (bench module's "
+                        + "BenchStore, exactly_once_v2 app configs), " + keysPerStore
+                        + " distinct 16-byte keys each, a get then "
+                        + "a put of a 100-byte value per key, every store committed after each " + commitEvery
+                        + " records per store, then a get of every 10th key; peak RSS = VmHWM of /proc/self/status; "
+                        + "seconds = the whole run in that JVM");
         return settings;
     }
 
@@ -737,9 +862,10 @@ public final class E2EBench {
     /** Runs {@code StoreMemory <args>} from the bench jar in its own JVM; returns its line starting with {@code prefix}, stripped. */
     static String runBench(String prefix, String logName, String... args) throws Exception {
         String jar = System.getProperty("e2e.benchJar", "bench/target/benchmarks.jar");
-        if (!new File(jar).isFile()) throw new IllegalStateException(jar + " missing: build the bench module (bench/e2e.sh without --no-build)");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m"));
+        if (!new File(jar).isFile())
+            throw new IllegalStateException(jar + " missing: build the bench module (bench/e2e.sh without --no-build)");
+        List<String> cmd = new ArrayList<>(
+                List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m"));
         if (ROCKSDB_OPTIONS != null) cmd.add("-Dbench.rocksdb.options=" + ROCKSDB_OPTIONS);
         cmd.addAll(List.of("-cp", jar, "dev.txnrocksdb.bench.StoreMemory"));
         cmd.addAll(Arrays.asList(args));
@@ -756,7 +882,8 @@ public final class E2EBench {
         if (p.exitValue() != 0 || found == null) {
             List<String> lines = Files.readAllLines(log);
             throw new IllegalStateException("StoreMemory " + String.join(" ", args) + " failed (exit " + p.exitValue()
-                    + "); last lines of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
+                    + "); last lines of " + log + ":\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size())));
         }
         Files.delete(log);
         return found;
@@ -774,7 +901,10 @@ public final class E2EBench {
     // ---------------------------------------------------------------- helpers
 
     private static List<String> list(String property, String defaults) {
-        return Arrays.stream(System.getProperty(property, defaults).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        return Arrays.stream(System.getProperty(property, defaults).split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .toList();
     }
 
     /**
@@ -782,14 +912,18 @@ public final class E2EBench {
      * in {@code part}; refuses unknown columns and columns that do not run in {@code part}.
      */
     private static List<Column> columns(String property, String part, String defaults) {
-        List<String> all = COLUMNS.values().stream().filter(c -> c.runsIn(part)).map(Column::id).toList();
+        List<String> all = COLUMNS.values().stream()
+                .filter(c -> c.runsIn(part))
+                .map(Column::id)
+                .toList();
         List<Column> r = new ArrayList<>();
         for (String id : list(property, defaults != null ? defaults : String.join(",", all))) {
             Column c = COLUMNS.get(id);
-            if (c == null) throw new IllegalArgumentException(property + ": unknown column " + id + " (" + COLUMNS.keySet() + ")");
+            if (c == null)
+                throw new IllegalArgumentException(property + ": unknown column " + id + " (" + COLUMNS.keySet() + ")");
             if (!c.runsIn(part)) {
-                throw new IllegalArgumentException(property + ": " + id + " (" + c.state() + ") does not run in the " + part
-                        + " part (it runs " + all + ")");
+                throw new IllegalArgumentException(property + ": " + id + " (" + c.state() + ") does not run in the "
+                        + part + " part (it runs " + all + ")");
             }
             r.add(c);
         }

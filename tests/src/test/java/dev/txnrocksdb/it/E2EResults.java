@@ -2,6 +2,7 @@ package dev.txnrocksdb.it;
 
 import static dev.txnrocksdb.it.BrokerFixture.say;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,8 +11,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * The JSON file {@link E2EBench} writes ({@code bench/results/e2e.json}), which
@@ -51,9 +50,11 @@ final class E2EResults {
      * The parts measured replace those of the file as each starts.
      */
     @SuppressWarnings("unchecked")
-    static E2EResults open(File file, boolean merge, boolean smoke, Map<String, Object> provenance, List<String> measuring)
+    static E2EResults open(
+            File file, boolean merge, boolean smoke, Map<String, Object> provenance, List<String> measuring)
             throws IOException {
-        if (file.getParentFile() != null) Files.createDirectories(file.getParentFile().toPath());
+        if (file.getParentFile() != null)
+            Files.createDirectories(file.getParentFile().toPath());
         E2EResults r = new E2EResults(file, provenance);
         Map<String, Object> columns = new LinkedHashMap<>();
         if (merge && file.isFile()) {
@@ -61,8 +62,10 @@ final class E2EResults {
             try {
                 old = new ObjectMapper().readValue(file, Map.class);
             } catch (IOException e) {
-                throw new IOException("cannot merge into " + file + " (" + e.getMessage()
-                        + "); move it away or pass -De2e.merge=false", e);
+                throw new IOException(
+                        "cannot merge into " + file + " (" + e.getMessage()
+                                + "); move it away or pass -De2e.merge=false",
+                        e);
             }
             if (Boolean.TRUE.equals(old.get("smoke")) != smoke) {
                 say("e2e: " + file + " holds " + (smoke ? "full" : "smoke") + " results; not merging into it");
@@ -72,9 +75,12 @@ final class E2EResults {
                     if (p instanceof Map<?, ?> m) r.parts.put(part, keptPart(old, (Map<String, Object>) m));
                 }
                 if (old.get("columns") instanceof Map<?, ?> m) columns.putAll((Map<String, Object>) m);
-                List<String> kept = r.parts.keySet().stream().filter(p -> !measuring.contains(p)).toList();
+                List<String> kept = r.parts.keySet().stream()
+                        .filter(p -> !measuring.contains(p))
+                        .toList();
                 if (!r.parts.isEmpty()) {
-                    say("e2e: merging into " + file + ": keeping " + kept + " as measured before, measuring " + measuring);
+                    say("e2e: merging into " + file + ": keeping " + kept + " as measured before, measuring "
+                            + measuring);
                 }
             }
         }

@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
@@ -21,6 +20,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KGroupedStream;
@@ -29,7 +29,6 @@ import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.SessionWindows;
 import org.apache.kafka.streams.kstream.TimeWindows;
-import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.processor.StandbyUpdateListener;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 import org.apache.kafka.streams.processor.TaskId;
@@ -90,8 +89,7 @@ public final class EosCrashApp {
         }
     }
 
-    private EosCrashApp() {
-    }
+    private EosCrashApp() {}
 
     static String kvOut(String appId) {
         return appId + "-kv-out";
@@ -106,7 +104,9 @@ public final class EosCrashApp {
     }
 
     static List<String> changelogs(String appId) {
-        return List.of(KV_STORE, WINDOW_STORE, SESSION_STORE).stream().map(s -> appId + "-" + s + "-changelog").toList();
+        return List.of(KV_STORE, WINDOW_STORE, SESSION_STORE).stream()
+                .map(s -> appId + "-" + s + "-changelog")
+                .toList();
     }
 
     static Topology topology(String appId, AtomicLong processed) {
@@ -131,28 +131,44 @@ public final class EosCrashApp {
             return builder.build();
         }
         KGroupedStream<String, String> grouped = records.groupByKey();
-        grouped.count(Materialized.<String, Long, org.apache.kafka.streams.state.KeyValueStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(KV_STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+        grouped.count(Materialized
+                        .<String, Long,
+                                org.apache.kafka.streams.state.KeyValueStore<
+                                        org.apache.kafka.common.utils.Bytes, byte[]>>
+                                as(KV_STORE)
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
                 .toStream()
                 .to(kvOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
         if (shape == Shape.KV) return builder.build();
         grouped.windowedBy(TimeWindows.ofSizeAndGrace(WINDOW_SIZE, GRACE))
-                .count(Materialized.<String, Long, org.apache.kafka.streams.state.WindowStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(WINDOW_STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .count(Materialized
+                        .<String, Long,
+                                org.apache.kafka.streams.state.WindowStore<org.apache.kafka.common.utils.Bytes, byte[]>>
+                                as(WINDOW_STORE)
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
                 .toStream()
                 .map((w, c) -> KeyValue.pair(w.key() + "@" + w.window().start(), c))
                 .to(windowOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
         grouped.windowedBy(SessionWindows.ofInactivityGapAndGrace(SESSION_GAP, GRACE))
-                .count(Materialized.<String, Long, org.apache.kafka.streams.state.SessionStore<org.apache.kafka.common.utils.Bytes, byte[]>>as(SESSION_STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                .count(Materialized
+                        .<String, Long,
+                                org.apache.kafka.streams.state.SessionStore<
+                                        org.apache.kafka.common.utils.Bytes, byte[]>>
+                                as(SESSION_STORE)
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()))
                 .toStream()
-                .map((w, c) -> KeyValue.pair(w.key() + "@" + w.window().start() + "-" + w.window().end(), c))
+                .map((w, c) -> KeyValue.pair(
+                        w.key() + "@" + w.window().start() + "-" + w.window().end(), c))
                 .to(sessionOut(appId), Produced.with(Serdes.String(), Serdes.Long()));
         return builder.build();
     }
 
     /** Forwards every record as {@code (outputKey(key, timestamp), 1)}, with no state: {@link Shape#PASSTHROUGH}. */
-    private static ProcessorSupplier<String, String, String, Long> countOfOne(BiFunction<String, Long, String> outputKey) {
+    private static ProcessorSupplier<String, String, String, Long> countOfOne(
+            BiFunction<String, Long, String> outputKey) {
         return () -> new Processor<>() {
             private ProcessorContext<String, Long> context;
 
@@ -163,7 +179,8 @@ public final class EosCrashApp {
 
             @Override
             public void process(Record<String, String> record) {
-                context.forward(record.withKey(outputKey.apply(record.key(), record.timestamp())).withValue(1L));
+                context.forward(record.withKey(outputKey.apply(record.key(), record.timestamp()))
+                        .withValue(1L));
             }
         };
     }
@@ -221,8 +238,7 @@ public final class EosCrashApp {
             }
 
             @Override
-            public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {
-            }
+            public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {}
 
             @Override
             public void onRestoreEnd(TopicPartition tp, String store, long total) {
@@ -242,8 +258,8 @@ public final class EosCrashApp {
             }
 
             @Override
-            public void onUpdateSuspended(TopicPartition tp, String store, long storeOffset, long endOffset,
-                                          SuspendReason reason) {
+            public void onUpdateSuspended(
+                    TopicPartition tp, String store, long storeOffset, long endOffset, SuspendReason reason) {
                 out("STANDBY-SUSPENDED " + tp + " " + store + " " + storeOffset + " " + endOffset + " " + reason + " "
                         + standbyLoaded.getOrDefault(tp + " " + store, 0L));
             }
@@ -257,7 +273,8 @@ public final class EosCrashApp {
         String line;
         while ((line = in.readLine()) != null && !line.trim().equals("stop")) {
             if (line.trim().equals("tasks")) out(tasks(streams));
-            if (line.trim().startsWith("metric ")) out(metric(streams, line.trim().substring(7).trim()));
+            if (line.trim().startsWith("metric "))
+                out(metric(streams, line.trim().substring(7).trim()));
         }
         streams.close(Duration.ofSeconds(30));
         out("STOPPED processed=" + processed.get());
@@ -272,7 +289,8 @@ public final class EosCrashApp {
         double sum = 0;
         int count = 0;
         for (var e : streams.metrics().entrySet()) {
-            if (e.getKey().name().equals(name) && e.getKey().group().equals("stream-state-metrics")
+            if (e.getKey().name().equals(name)
+                    && e.getKey().group().equals("stream-state-metrics")
                     && e.getValue().metricValue() instanceof Number n) {
                 sum += n.doubleValue();
                 count++;
@@ -291,8 +309,9 @@ public final class EosCrashApp {
         }
         Map<String, Long> lags = new TreeMap<>();
         try {
-            streams.allLocalStorePartitionLags().forEach((store, byPartition) ->
-                    byPartition.forEach((p, lag) -> lags.put(store + "/" + p, lag.offsetLag())));
+            streams.allLocalStorePartitionLags()
+                    .forEach((store, byPartition) ->
+                            byPartition.forEach((p, lag) -> lags.put(store + "/" + p, lag.offsetLag())));
         } catch (RuntimeException e) {
             lags.put("error:" + e.getClass().getSimpleName(), -1L);
         }

@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -64,7 +63,8 @@ class EosCrashSurvivalTest {
         report("eos-txn", r, problems);
         assertTrue(problems.isEmpty(), "output is not exactly-once:\n  " + String.join("\n  ", problems));
         for (CrashCycles.Restart s : r.restarts()) {
-            assertTrue(s.restored() * 4 < Math.max(1, s.changelogTotal()),
+            assertTrue(
+                    s.restored() * 4 < Math.max(1, s.changelogTotal()),
                     "restart " + s.cycle() + " restored " + s.restored() + " records of a changelog of "
                             + s.changelogTotal() + ": the store was wiped");
         }
@@ -85,8 +85,11 @@ class EosCrashSurvivalTest {
     }
 
     CrashCycles.Result runScenario(String appId, boolean txn, int cycles) throws Exception {
-        say("==== " + appId + (txn ? " (txn-rocksdb, enable.transactional.statestores=true)"
-                : " (built-in RocksDB, enable.transactional.statestores=false)") + ": " + cycles
+        say("==== " + appId
+                + (txn
+                        ? " (txn-rocksdb, enable.transactional.statestores=true)"
+                        : " (built-in RocksDB, enable.transactional.statestores=false)")
+                + ": " + cycles
                 + " kill -9 cycles, " + RECORDS + " input records ====");
         return CrashCycles.run(kafka, input, PARTITIONS, appId, txn, cycles, SEED);
     }

@@ -41,22 +41,26 @@ final class ExampleProcess {
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
         ExampleProcess c = new ExampleProcess(name, p);
         boolean verbose = Boolean.getBoolean("it.verbose");
-        Thread pump = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                 PrintWriter w = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    w.println(l);
-                    if (verbose) BrokerFixture.say("  [" + name + "] " + l);
-                    synchronized (c) {
-                        c.lines.add(l);
-                        c.notifyAll();
+        Thread pump = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                                    new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                            PrintWriter w =
+                                    new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
+                        String l;
+                        while ((l = r.readLine()) != null) {
+                            w.println(l);
+                            if (verbose) BrokerFixture.say("  [" + name + "] " + l);
+                            synchronized (c) {
+                                c.lines.add(l);
+                                c.notifyAll();
+                            }
+                        }
+                    } catch (Exception ignored) {
+                        // the process died
                     }
-                }
-            } catch (Exception ignored) {
-                // the process died
-            }
-        }, name + "-output");
+                },
+                name + "-output");
         pump.setDaemon(true);
         c.pump = pump;
         pump.start();
@@ -74,8 +78,15 @@ final class ExampleProcess {
      * Returns the milliseconds it took.
      */
     static long mavenPackage(Path pom, Path log, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(System.getProperty("it.mvn", "mvn"), "-B", "-q", "--no-transfer-progress",
-                "-f", pom.toString(), "package", "-DskipTests"));
+        List<String> cmd = new ArrayList<>(List.of(
+                System.getProperty("it.mvn", "mvn"),
+                "-B",
+                "-q",
+                "--no-transfer-progress",
+                "-f",
+                pom.toString(),
+                "package",
+                "-DskipTests"));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
@@ -109,7 +120,8 @@ final class ExampleProcess {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0 || !process.isAlive() && from == lines.size()) {
-                throw new AssertionError(name + ": expected line not seen (alive=" + process.isAlive() + "), last lines:\n"
+                throw new AssertionError(name + ": expected line not seen (alive=" + process.isAlive()
+                        + "), last lines:\n"
                         + String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
             }
             wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -134,7 +146,8 @@ final class ExampleProcess {
 
     /** Waits for the process to end by itself; returns its exit code, or fails. */
     int awaitExit(Duration timeout) throws Exception {
-        assertTrue(process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS), name + " did not exit within " + timeout);
+        assertTrue(
+                process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS), name + " did not exit within " + timeout);
         pump.join(5_000); // the last lines
         return process.exitValue();
     }

@@ -24,6 +24,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.ReadOnlyRecord;
@@ -32,7 +33,6 @@ import org.apache.kafka.streams.query.QueryResult;
 import org.apache.kafka.streams.query.StateQueryRequest;
 import org.apache.kafka.streams.query.TimestampedKeyWithHeadersQuery;
 import org.apache.kafka.streams.query.TimestampedWindowKeyWithHeadersQuery;
-import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.ReadOnlyRecordIterator;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.TimestampedKeyValueStoreWithHeaders;
@@ -53,7 +53,8 @@ class HeadersStoresBrokerTest {
     private static final String KV = "headers-kv";
     private static final String WINDOW = "headers-window";
     private static final int RECORDS = 200;
-    private static final long T = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofMinutes(10).toMillis();
+    private static final long T = System.currentTimeMillis() / 60_000 * 60_000
+            - Duration.ofMinutes(10).toMillis();
 
     /** Stores every record with its headers in both stores. */
     private static final class Put implements Processor<String, String, Void, Void> {
@@ -68,7 +69,8 @@ class HeadersStoresBrokerTest {
 
         @Override
         public void process(Record<String, String> record) {
-            ValueTimestampHeaders<String> value = ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers());
+            ValueTimestampHeaders<String> value =
+                    ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers());
             kv.put(record.key(), value);
             window.put(record.key(), value, T);
         }
@@ -78,11 +80,19 @@ class HeadersStoresBrokerTest {
         Topology topology = new Topology();
         topology.addSource("in", new StringDeserializer(), new StringDeserializer(), INPUT);
         topology.addProcessor("put", Put::new, "in");
-        topology.addStateStore(Stores.timestampedKeyValueStoreWithHeadersBuilder(
-            TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(KV), Serdes.String(), Serdes.String()), "put");
-        topology.addStateStore(Stores.timestampedWindowStoreWithHeadersBuilder(
-            TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders(WINDOW, Duration.ofDays(1), Duration.ofMinutes(1), false),
-            Serdes.String(), Serdes.String()), "put");
+        topology.addStateStore(
+                Stores.timestampedKeyValueStoreWithHeadersBuilder(
+                        TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders(KV),
+                        Serdes.String(),
+                        Serdes.String()),
+                "put");
+        topology.addStateStore(
+                Stores.timestampedWindowStoreWithHeadersBuilder(
+                        TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders(
+                                WINDOW, Duration.ofDays(1), Duration.ofMinutes(1), false),
+                        Serdes.String(),
+                        Serdes.String()),
+                "put");
         return topology;
     }
 
@@ -104,7 +114,8 @@ class HeadersStoresBrokerTest {
             KafkaStreams streams = kafka.startEosApp(APP, topology(), overrides);
             try {
                 kafka.awaitGroupCaughtUp(APP, INPUT, 1, Duration.ofSeconds(60));
-                BrokerFixture.await("headers in both stores", Duration.ofSeconds(30), () -> expected.equals(queried(streams)));
+                BrokerFixture.await(
+                        "headers in both stores", Duration.ofSeconds(30), () -> expected.equals(queried(streams)));
             } finally {
                 streams.close(Duration.ofSeconds(30));
             }
@@ -116,7 +127,10 @@ class HeadersStoresBrokerTest {
             }
             KafkaStreams restored = kafka.startEosApp(APP, topology(), overrides);
             try {
-                BrokerFixture.await("headers restored in both stores", Duration.ofSeconds(60), () -> expected.equals(queried(restored)));
+                BrokerFixture.await(
+                        "headers restored in both stores",
+                        Duration.ofSeconds(60),
+                        () -> expected.equals(queried(restored)));
             } finally {
                 restored.close(Duration.ofSeconds(30));
                 restored.cleanUp();
@@ -130,14 +144,19 @@ class HeadersStoresBrokerTest {
         for (int k = 0; k < 50; k++) {
             String key = "k" + k;
             QueryResult<ReadOnlyRecord<String, String>> kv = streams.query(StateQueryRequest.inStore(KV)
-                .withQuery(TimestampedKeyWithHeadersQuery.<String, String>withKey(key))).getOnlyPartitionResult();
+                            .withQuery(TimestampedKeyWithHeadersQuery.<String, String>withKey(key)))
+                    .getOnlyPartitionResult();
             if (kv == null || !kv.isSuccess() || kv.getResult() == null) {
                 return null;
             }
             String fromKv = render(kv.getResult().value(), kv.getResult().headers());
-            QueryResult<ReadOnlyRecordIterator<Windowed<String>, String>> window = streams.query(StateQueryRequest.inStore(WINDOW)
-                .withQuery(TimestampedWindowKeyWithHeadersQuery.<String, String>withKeyAndWindowStartRange(key,
-                    Instant.ofEpochMilli(T), Instant.ofEpochMilli(T)))).getOnlyPartitionResult();
+            QueryResult<ReadOnlyRecordIterator<Windowed<String>, String>> window = streams.query(
+                            StateQueryRequest.inStore(WINDOW)
+                                    .withQuery(
+                                            TimestampedWindowKeyWithHeadersQuery
+                                                    .<String, String>withKeyAndWindowStartRange(
+                                                            key, Instant.ofEpochMilli(T), Instant.ofEpochMilli(T))))
+                    .getOnlyPartitionResult();
             if (window == null || !window.isSuccess()) {
                 return null;
             }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TxnStores;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,7 +12,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
@@ -78,7 +76,8 @@ class InteractiveQueriesTest {
     static final String SESSION = "iq-session-counts";
     static final int PARTITIONS = 2;
     /** Event time of the first record: recent and on a window boundary. */
-    static final long T = System.currentTimeMillis() / 10_000 * 10_000 - Duration.ofMinutes(10).toMillis();
+    static final long T = System.currentTimeMillis() / 10_000 * 10_000
+            - Duration.ofMinutes(10).toMillis();
 
     static BrokerFixture kafka;
     static KafkaStreams streams;
@@ -92,30 +91,53 @@ class InteractiveQueriesTest {
                 .processValues(CommitOnMarker::new)
                 .groupByKey();
         grouped.count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore(KV))
-                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.Long()));
         grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofSeconds(10)))
-                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(WINDOW,
-                                Duration.ofHours(1), Duration.ofSeconds(10), false))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(
+                                WINDOW, Duration.ofHours(1), Duration.ofSeconds(10), false))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
         grouped.windowedBy(SessionWindows.ofInactivityGapWithNoGrace(Duration.ofSeconds(5)))
-                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalSessionStore(SESSION, Duration.ofHours(1)))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .count(Materialized.<String, Long>as(
+                                TxnStores.persistentTransactionalSessionStore(SESSION, Duration.ofHours(1)))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
 
-        streams = kafka.startEosApp(APP, builder.build(), Map.of(
-                StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, Duration.ofMinutes(10).toMillis(),
-                // Streams refuses a transaction timeout below the commit interval (the broker allows up to 15 min)
-                StreamsConfig.producerPrefix("transaction.timeout.ms"), (int) Duration.ofMinutes(10).toMillis(),
-                // no record cache: IQ reads go to our stores (READ_UNCOMMITTED would otherwise be served by the cache)
-                StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0));
+        streams = kafka.startEosApp(
+                APP,
+                builder.build(),
+                Map.of(
+                        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+                        Duration.ofMinutes(10).toMillis(),
+                        // Streams refuses a transaction timeout below the commit interval (the broker allows up to 15
+                        // min)
+                        StreamsConfig.producerPrefix("transaction.timeout.ms"),
+                        (int) Duration.ofMinutes(10).toMillis(),
+                        // no record cache: IQ reads go to our stores (READ_UNCOMMITTED would otherwise be served by the
+                        // cache)
+                        StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG,
+                        0));
 
         // a=3, b=2, c=1; windows [T, T+10s): a=2, b=1; [T+10s, ..): c=1; [T+30s, ..): a=1, b=1;
         // sessions (5 s gap): a [T, T+1s]=2, a [T+30s]=1, b [T+2s]=1, b [T+31s]=1, c [T+12s]=1
         send(List.of("a@0", "a@1000", "b@2000", "c@12000", "a@30000", "b@31000"));
-        commitAndAwait(Map.of("a", 3L, "b", 2L, "c", 1L),
-                Map.of("a", Map.of(T, 2L, T + 30_000, 1L), "b", Map.of(T, 1L, T + 30_000, 1L), "c", Map.of(T + 10_000, 1L)),
-                Map.of("a", Map.of(session("a", 0, 1000), 2L, session("a", 30_000, 30_000), 1L),
-                        "b", Map.of(session("b", 2000, 2000), 1L, session("b", 31_000, 31_000), 1L),
-                        "c", Map.of(session("c", 12_000, 12_000), 1L)));
+        commitAndAwait(
+                Map.of("a", 3L, "b", 2L, "c", 1L),
+                Map.of(
+                        "a",
+                        Map.of(T, 2L, T + 30_000, 1L),
+                        "b",
+                        Map.of(T, 1L, T + 30_000, 1L),
+                        "c",
+                        Map.of(T + 10_000, 1L)),
+                Map.of(
+                        "a",
+                        Map.of(session("a", 0, 1000), 2L, session("a", 30_000, 30_000), 1L),
+                        "b",
+                        Map.of(session("b", 2000, 2000), 1L, session("b", 31_000, 31_000), 1L),
+                        "c",
+                        Map.of(session("c", 12_000, 12_000), 1L)));
     }
 
     @AfterAll
@@ -171,12 +193,21 @@ class InteractiveQueriesTest {
         ReadOnlyWindowStore<String, Long> store =
                 streams.store(StoreQueryParameters.fromNameAndType(WINDOW, QueryableStoreTypes.windowStore()));
         assertEquals(2L, store.fetch("a", T));
-        assertEquals(Map.of(T, 2L, T + 30_000, 1L), drainWindow(store.fetch("a", Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000))));
-        assertEquals(Map.of(T, 2L), drainWindow(store.fetch("a", Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 29_999))));
-        assertEquals(Map.of("a@" + T, 2L, "b@" + T, 1L, "c@" + (T + 10_000), 1L),
-                drain(store.fetchAll(Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 10_000)), InteractiveQueriesTest::windowKey));
-        assertEquals(Map.of("a@" + (T + 30_000), 1L, "b@" + (T + 30_000), 1L),
-                drain(store.fetch("a", "b", Instant.ofEpochMilli(T + 20_000), Instant.ofEpochMilli(T + 60_000)),
+        assertEquals(
+                Map.of(T, 2L, T + 30_000, 1L),
+                drainWindow(store.fetch("a", Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000))));
+        assertEquals(
+                Map.of(T, 2L),
+                drainWindow(store.fetch("a", Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 29_999))));
+        assertEquals(
+                Map.of("a@" + T, 2L, "b@" + T, 1L, "c@" + (T + 10_000), 1L),
+                drain(
+                        store.fetchAll(Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 10_000)),
+                        InteractiveQueriesTest::windowKey));
+        assertEquals(
+                Map.of("a@" + (T + 30_000), 1L, "b@" + (T + 30_000), 1L),
+                drain(
+                        store.fetch("a", "b", Instant.ofEpochMilli(T + 20_000), Instant.ofEpochMilli(T + 60_000)),
                         InteractiveQueriesTest::windowKey));
         assertEquals(5, drain(store.all(), InteractiveQueriesTest::windowKey).size());
     }
@@ -185,12 +216,20 @@ class InteractiveQueriesTest {
     void iqV1SessionFetch() {
         ReadOnlySessionStore<String, Long> store =
                 streams.store(StoreQueryParameters.fromNameAndType(SESSION, QueryableStoreTypes.sessionStore()));
-        assertEquals(Map.of("a@" + T + "-" + (T + 1000), 2L, "a@" + (T + 30_000) + "-" + (T + 30_000), 1L),
+        assertEquals(
+                Map.of("a@" + T + "-" + (T + 1000), 2L, "a@" + (T + 30_000) + "-" + (T + 30_000), 1L),
                 drain(store.fetch("a"), InteractiveQueriesTest::sessionKey));
-        assertEquals(Map.of("b@" + (T + 2000) + "-" + (T + 2000), 1L, "b@" + (T + 31_000) + "-" + (T + 31_000), 1L,
-                        "c@" + (T + 12_000) + "-" + (T + 12_000), 1L),
+        assertEquals(
+                Map.of(
+                        "b@" + (T + 2000) + "-" + (T + 2000),
+                        1L,
+                        "b@" + (T + 31_000) + "-" + (T + 31_000),
+                        1L,
+                        "c@" + (T + 12_000) + "-" + (T + 12_000),
+                        1L),
                 drain(store.fetch("b", "c"), InteractiveQueriesTest::sessionKey));
-        assertEquals(Map.of("a@" + T + "-" + (T + 1000), 2L),
+        assertEquals(
+                Map.of("a@" + T + "-" + (T + 1000), 2L),
                 drain(store.findSessions("a", T, T + 10_000), InteractiveQueriesTest::sessionKey));
     }
 
@@ -201,7 +240,8 @@ class InteractiveQueriesTest {
         assertEquals(List.of(3L), values(query(KV, KeyQuery.<String, Long>withKey("a"), null)));
         assertEquals(List.of(), values(query(KV, KeyQuery.<String, Long>withKey("zzz"), null)));
         Map<String, Long> range = new TreeMap<>();
-        for (KeyValueIterator<String, Long> it : values(query(KV, RangeQuery.<String, Long>withRange("b", "c"), null))) {
+        for (KeyValueIterator<String, Long> it :
+                values(query(KV, RangeQuery.<String, Long>withRange("b", "c"), null))) {
             range.putAll(drain(it, kv -> kv.key));
         }
         assertEquals(Map.of("b", 2L, "c", 1L), range);
@@ -219,27 +259,41 @@ class InteractiveQueriesTest {
     @Test
     void iqV2WindowQueries() {
         Map<Long, ValueAndTimestamp<Long>> a = new TreeMap<>();
-        for (WindowStoreIterator<ValueAndTimestamp<Long>> it : values(query(WINDOW,
-                WindowKeyQuery.<String, ValueAndTimestamp<Long>>withKeyAndWindowStartRange("a",
-                        Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000)), null))) {
+        for (WindowStoreIterator<ValueAndTimestamp<Long>> it : values(query(
+                WINDOW,
+                WindowKeyQuery.<String, ValueAndTimestamp<Long>>withKeyAndWindowStartRange(
+                        "a", Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000)),
+                null))) {
             a.putAll(drainWindow(it));
         }
-        assertEquals(Map.of(T, ValueAndTimestamp.make(2L, T + 1000), T + 30_000, ValueAndTimestamp.make(1L, T + 30_000)), a);
+        assertEquals(
+                Map.of(T, ValueAndTimestamp.make(2L, T + 1000), T + 30_000, ValueAndTimestamp.make(1L, T + 30_000)), a);
         Map<String, ValueAndTimestamp<Long>> range = new TreeMap<>();
-        for (KeyValueIterator<Windowed<String>, ValueAndTimestamp<Long>> it : values(query(WINDOW,
+        for (KeyValueIterator<Windowed<String>, ValueAndTimestamp<Long>> it : values(query(
+                WINDOW,
                 WindowRangeQuery.<String, ValueAndTimestamp<Long>>withWindowStartRange(
-                        Instant.ofEpochMilli(T + 10_000), Instant.ofEpochMilli(T + 30_000)), null))) {
+                        Instant.ofEpochMilli(T + 10_000), Instant.ofEpochMilli(T + 30_000)),
+                null))) {
             range.putAll(drain(it, InteractiveQueriesTest::windowKey));
         }
-        assertEquals(Map.of("c@" + (T + 10_000), ValueAndTimestamp.make(1L, T + 12_000),
-                "a@" + (T + 30_000), ValueAndTimestamp.make(1L, T + 30_000),
-                "b@" + (T + 30_000), ValueAndTimestamp.make(1L, T + 31_000)), range);
+        assertEquals(
+                Map.of(
+                        "c@" + (T + 10_000),
+                        ValueAndTimestamp.make(1L, T + 12_000),
+                        "a@" + (T + 30_000),
+                        ValueAndTimestamp.make(1L, T + 30_000),
+                        "b@" + (T + 30_000),
+                        ValueAndTimestamp.make(1L, T + 31_000)),
+                range);
         // on a session store, WindowRangeQuery by key
         Map<String, Long> sessions = new TreeMap<>();
-        for (KeyValueIterator<Windowed<String>, Long> it : values(query(SESSION, WindowRangeQuery.<String, Long>withKey("b"), null))) {
+        for (KeyValueIterator<Windowed<String>, Long> it :
+                values(query(SESSION, WindowRangeQuery.<String, Long>withKey("b"), null))) {
             sessions.putAll(drain(it, InteractiveQueriesTest::sessionKey));
         }
-        assertEquals(Map.of("b@" + (T + 2000) + "-" + (T + 2000), 1L, "b@" + (T + 31_000) + "-" + (T + 31_000), 1L), sessions);
+        assertEquals(
+                Map.of("b@" + (T + 2000) + "-" + (T + 2000), 1L, "b@" + (T + 31_000) + "-" + (T + 31_000), 1L),
+                sessions);
     }
 
     // ------------------------------------------------------------------ READ_COMMITTED
@@ -257,8 +311,8 @@ class InteractiveQueriesTest {
         // DSL's stores are timestamped: query them with the timestamped types (see below for why).
         ReadOnlyKeyValueStore<String, ValueAndTimestamp<Long>> kv =
                 streams.store(StoreQueryParameters.fromNameAndType(KV, QueryableStoreTypes.timestampedKeyValueStore()));
-        ReadOnlyWindowStore<String, ValueAndTimestamp<Long>> window =
-                streams.store(StoreQueryParameters.fromNameAndType(WINDOW, QueryableStoreTypes.timestampedWindowStore()));
+        ReadOnlyWindowStore<String, ValueAndTimestamp<Long>> window = streams.store(
+                StoreQueryParameters.fromNameAndType(WINDOW, QueryableStoreTypes.timestampedWindowStore()));
         ReadOnlySessionStore<String, Long> session =
                 streams.store(StoreQueryParameters.fromNameAndType(SESSION, QueryableStoreTypes.sessionStore()));
         String key = "rc";
@@ -266,11 +320,14 @@ class InteractiveQueriesTest {
         send(List.of(key + "@40000", key + "@41000"));
         // processed: READ_UNCOMMITTED (IQv1's default here, IQv2 with or without isolation) sees it
         // (the three aggregations update one after the other on the stream thread: wait for the last)
-        BrokerFixture.await("the uncommitted counts of " + key, Duration.ofSeconds(30),
+        BrokerFixture.await(
+                "the uncommitted counts of " + key,
+                Duration.ofSeconds(30),
                 () -> Map.of(sessionKey, 2L).equals(drain(session.fetch(key), InteractiveQueriesTest::sessionKey)));
         assertEquals(ValueAndTimestamp.make(2L, T + 41_000), kv.get(key));
         assertEquals(List.of(2L), values(query(KV, KeyQuery.<String, Long>withKey(key), null)));
-        assertEquals(List.of(2L), values(query(KV, KeyQuery.<String, Long>withKey(key), IsolationLevel.READ_UNCOMMITTED)));
+        assertEquals(
+                List.of(2L), values(query(KV, KeyQuery.<String, Long>withKey(key), IsolationLevel.READ_UNCOMMITTED)));
         assertEquals(2L, window.fetch(key, T + 40_000).value());
         assertEquals(Map.of(T + 40_000, 2L), windowsOf(key, IsolationLevel.READ_UNCOMMITTED));
 
@@ -279,17 +336,22 @@ class InteractiveQueriesTest {
         assertEquals(Map.of(), windowsOf(key, IsolationLevel.READ_COMMITTED));
         assertEquals(Map.of(), sessionsOf(key, IsolationLevel.READ_COMMITTED));
         Map<String, Long> committed = new TreeMap<>();
-        for (KeyValueIterator<String, Long> it : values(query(KV, RangeQuery.<String, Long>withNoBounds(), IsolationLevel.READ_COMMITTED))) {
+        for (KeyValueIterator<String, Long> it :
+                values(query(KV, RangeQuery.<String, Long>withNoBounds(), IsolationLevel.READ_COMMITTED))) {
             committed.putAll(drain(it, e -> e.key));
         }
         assertEquals(Map.of("a", 3L, "b", 2L, "c", 1L), committed);
         // ... and in IQv1
         assertEquals(null, kv.readOnly(IsolationLevel.READ_COMMITTED).get(key));
-        assertEquals(Map.of("a", 3L, "b", 2L, "c", 1L),
+        assertEquals(
+                Map.of("a", 3L, "b", 2L, "c", 1L),
                 drain(kv.readOnly(IsolationLevel.READ_COMMITTED).all(), e -> e.key).entrySet().stream()
-                        .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().value())));
+                        .collect(java.util.stream.Collectors.toMap(
+                                Map.Entry::getKey, e -> e.getValue().value())));
         assertEquals(null, window.readOnly(IsolationLevel.READ_COMMITTED).fetch(key, T + 40_000));
-        assertEquals(Map.of(), drain(session.readOnly(IsolationLevel.READ_COMMITTED).fetch(key), InteractiveQueriesTest::sessionKey));
+        assertEquals(
+                Map.of(),
+                drain(session.readOnly(IsolationLevel.READ_COMMITTED).fetch(key), InteractiveQueriesTest::sessionKey));
 
         // Kafka 4.4: QueryableStoreTypes.keyValueStore()/windowStore() on a timestamped store wrap it in
         // GenericReadOnlyKeyValueStoreFacade/GenericReadOnlyWindowStoreFacade, which do not override
@@ -299,23 +361,36 @@ class InteractiveQueriesTest {
                 streams.store(StoreQueryParameters.fromNameAndType(KV, QueryableStoreTypes.keyValueStore()));
         ReadOnlyWindowStore<String, Long> plainWindow =
                 streams.store(StoreQueryParameters.fromNameAndType(WINDOW, QueryableStoreTypes.windowStore()));
-        assertEquals(2L, plainKv.readOnly(IsolationLevel.READ_COMMITTED).get(key), "Kafka's facade ignores the isolation level");
-        assertEquals(2L, plainWindow.readOnly(IsolationLevel.READ_COMMITTED).fetch(key, T + 40_000),
+        assertEquals(
+                2L,
+                plainKv.readOnly(IsolationLevel.READ_COMMITTED).get(key),
+                "Kafka's facade ignores the isolation level");
+        assertEquals(
+                2L,
+                plainWindow.readOnly(IsolationLevel.READ_COMMITTED).fetch(key, T + 40_000),
                 "Kafka's facade ignores the isolation level");
 
         // the commit makes it visible to READ_COMMITTED
         commitAndAwait(Map.of(key, 2L), Map.of(key, Map.of(T + 40_000, 2L)), Map.of(key, Map.of(sessionKey, 2L)));
-        assertEquals(ValueAndTimestamp.make(2L, T + 41_000), kv.readOnly(IsolationLevel.READ_COMMITTED).get(key));
-        assertEquals(ValueAndTimestamp.make(2L, T + 41_000), window.readOnly(IsolationLevel.READ_COMMITTED).fetch(key, T + 40_000));
-        assertEquals(Map.of(sessionKey, 2L), drain(session.readOnly(IsolationLevel.READ_COMMITTED).fetch(key), InteractiveQueriesTest::sessionKey));
+        assertEquals(
+                ValueAndTimestamp.make(2L, T + 41_000),
+                kv.readOnly(IsolationLevel.READ_COMMITTED).get(key));
+        assertEquals(
+                ValueAndTimestamp.make(2L, T + 41_000),
+                window.readOnly(IsolationLevel.READ_COMMITTED).fetch(key, T + 40_000));
+        assertEquals(
+                Map.of(sessionKey, 2L),
+                drain(session.readOnly(IsolationLevel.READ_COMMITTED).fetch(key), InteractiveQueriesTest::sessionKey));
     }
 
     /** IQv2 WindowKeyQuery: window start -> count of {@code key}. */
     static Map<Long, Long> windowsOf(String key, IsolationLevel isolation) {
         Map<Long, Long> out = new TreeMap<>();
-        for (WindowStoreIterator<ValueAndTimestamp<Long>> it : values(query(WINDOW,
-                WindowKeyQuery.<String, ValueAndTimestamp<Long>>withKeyAndWindowStartRange(key,
-                        Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000)), isolation))) {
+        for (WindowStoreIterator<ValueAndTimestamp<Long>> it : values(query(
+                WINDOW,
+                WindowKeyQuery.<String, ValueAndTimestamp<Long>>withKeyAndWindowStartRange(
+                        key, Instant.ofEpochMilli(T), Instant.ofEpochMilli(T + 60_000)),
+                isolation))) {
             drainWindow(it).forEach((start, v) -> out.put(start, v.value()));
         }
         return out;
@@ -324,7 +399,8 @@ class InteractiveQueriesTest {
     /** IQv2 WindowRangeQuery on the session store: session -> count of {@code key}. */
     static Map<String, Long> sessionsOf(String key, IsolationLevel isolation) {
         Map<String, Long> out = new TreeMap<>();
-        for (KeyValueIterator<Windowed<String>, Long> it : values(query(SESSION, WindowRangeQuery.<String, Long>withKey(key), isolation))) {
+        for (KeyValueIterator<Windowed<String>, Long> it :
+                values(query(SESSION, WindowRangeQuery.<String, Long>withKey(key), isolation))) {
             out.putAll(drain(it, InteractiveQueriesTest::sessionKey));
         }
         return out;
@@ -337,7 +413,8 @@ class InteractiveQueriesTest {
         try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (String r : records) {
                 String[] f = r.split("@");
-                producer.send(new ProducerRecord<>(INPUT, null, T + Long.parseLong(f[1]), f[0], "x")).get(30, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(INPUT, null, T + Long.parseLong(f[1]), f[0], "x"))
+                        .get(30, TimeUnit.SECONDS);
             }
         }
     }
@@ -346,18 +423,27 @@ class InteractiveQueriesTest {
      * Sends a COMMIT marker to every partition and waits until READ_COMMITTED IQv2 queries see {@code expected}
      * in all three stores (each store commits on its own, one after the other).
      */
-    static void commitAndAwait(Map<String, Long> expectedKv, Map<String, Map<Long, Long>> expectedWindows,
-                               Map<String, Map<String, Long>> expectedSessions) throws Exception {
+    static void commitAndAwait(
+            Map<String, Long> expectedKv,
+            Map<String, Map<Long, Long>> expectedWindows,
+            Map<String, Map<String, Long>> expectedSessions)
+            throws Exception {
         try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
             for (int p = 0; p < PARTITIONS; p++) {
-                producer.send(new ProducerRecord<>(INPUT, p, T + 59_000, "~marker", "COMMIT")).get(30, TimeUnit.SECONDS);
+                producer.send(new ProducerRecord<>(INPUT, p, T + 59_000, "~marker", "COMMIT"))
+                        .get(30, TimeUnit.SECONDS);
             }
         }
-        BrokerFixture.await("READ_COMMITTED " + expectedKv + " " + expectedWindows + " " + expectedSessions,
-                Duration.ofSeconds(30), () -> {
+        BrokerFixture.await(
+                "READ_COMMITTED " + expectedKv + " " + expectedWindows + " " + expectedSessions,
+                Duration.ofSeconds(30),
+                () -> {
                     for (Map.Entry<String, Long> e : expectedKv.entrySet()) {
-                        if (!List.of(e.getValue()).equals(values(query(KV, KeyQuery.<String, Long>withKey(e.getKey()),
-                                IsolationLevel.READ_COMMITTED)))) return false;
+                        if (!List.of(e.getValue())
+                                .equals(values(query(
+                                        KV,
+                                        KeyQuery.<String, Long>withKey(e.getKey()),
+                                        IsolationLevel.READ_COMMITTED)))) return false;
                     }
                     for (Map.Entry<String, Map<Long, Long>> e : expectedWindows.entrySet()) {
                         if (!e.getValue().equals(windowsOf(e.getKey(), IsolationLevel.READ_COMMITTED))) return false;
@@ -375,7 +461,8 @@ class InteractiveQueriesTest {
         if (isolation != null) request = request.withIsolationLevel(isolation);
         Map<Integer, QueryResult<R>> results = streams.query(request).getPartitionResults();
         assertEquals(PARTITIONS, results.size(), "partitions answered: " + results);
-        results.forEach((p, r) -> assertTrue(r.isSuccess(), () -> "partition " + p + ": " + r.getFailureReason() + " " + r.getFailureMessage()));
+        results.forEach((p, r) -> assertTrue(
+                r.isSuccess(), () -> "partition " + p + ": " + r.getFailureReason() + " " + r.getFailureMessage()));
         return results;
     }
 
@@ -417,6 +504,7 @@ class InteractiveQueriesTest {
     }
 
     static String sessionKey(KeyValue<Windowed<String>, Long> kv) {
-        return kv.key.key() + "@" + kv.key.window().start() + "-" + kv.key.window().end();
+        return kv.key.key() + "@" + kv.key.window().start() + "-"
+                + kv.key.window().end();
     }
 }

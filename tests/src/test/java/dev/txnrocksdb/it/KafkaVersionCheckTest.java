@@ -40,9 +40,14 @@ class KafkaVersionCheckTest {
         try (Stream<Path> files = Files.list(jars)) {
             files.map(Path::toString).forEach(classPath::add);
         }
-        Process p = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp", String.join(File.pathSeparator, classPath), VersionCheckApp.class.getName())
-            .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        Paths.get(System.getProperty("java.home"), "bin", "java")
+                                .toString(),
+                        "-cp",
+                        String.join(File.pathSeparator, classPath),
+                        VersionCheckApp.class.getName())
+                .redirectErrorStream(true)
+                .start();
         List<String> out;
         try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()))) {
             out = reader.lines().collect(Collectors.toList());
@@ -52,7 +57,7 @@ class KafkaVersionCheckTest {
         List<String> ways = out.stream().filter(l -> l.startsWith("PATH ")).collect(Collectors.toList());
         assertEquals(4, ways.size(), String.join("\n", out));
         String expected = "needs Kafka Streams 4.4.x, but found Kafka Streams " + version + " (from kafka-streams' "
-            + "kafka/kafka-streams-version.properties)";
+                + "kafka/kafka-streams-version.properties)";
         for (String way : ways) {
             assertTrue(way.contains("java.lang.IllegalStateException: txn-rocksdb-streams " + expected), way);
             assertTrue(way.contains("Spring Boot (Maven or Gradle): set the property kafka.version to 4.4.0"), way);

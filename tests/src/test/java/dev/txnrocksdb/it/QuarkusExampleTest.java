@@ -17,7 +17,6 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -43,8 +42,19 @@ class QuarkusExampleTest {
     static final String INPUT = "words";
     static final String OUTPUT = "word-counts-output";
     static final String STORE = "word-counts";
-    static final List<String> WORDS = List.of("log", "kejadian", "dibaca", "aliran", "topik", "partisi",
-            "transaksi", "toko", "kunci", "nilai", "offset", "broker");
+    static final List<String> WORDS = List.of(
+            "log",
+            "kejadian",
+            "dibaca",
+            "aliran",
+            "topik",
+            "partisi",
+            "transaksi",
+            "toko",
+            "kunci",
+            "nilai",
+            "offset",
+            "broker");
     static final String VERSION_MESSAGE = "needs Kafka Streams 4.4.x, but found Kafka Streams 4.1.";
 
     static BrokerFixture kafka;
@@ -52,7 +62,8 @@ class QuarkusExampleTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Path tests = Path.of(System.getProperty("basedir", System.getProperty("user.dir"))).toAbsolutePath();
+        Path tests = Path.of(System.getProperty("basedir", System.getProperty("user.dir")))
+                .toAbsolutePath();
         example = tests.getParent().resolve("examples/quarkus");
         assertTrue(Files.isRegularFile(example.resolve("pom.xml")), "no Quarkus example at " + example);
         kafka = BrokerFixture.start("quarkus");
@@ -69,7 +80,8 @@ class QuarkusExampleTest {
         long build = ExampleProcess.mavenPackage(example.resolve("pom.xml"), kafka.tmp.resolve("quarkus-build.log"));
         Path app = example.resolve("target/quarkus-app");
         say("Quarkus example built in " + build + " ms");
-        assertTrue(Files.isRegularFile(app.resolve("lib/main/org.apache.kafka.kafka-streams-4.4.0.jar")),
+        assertTrue(
+                Files.isRegularFile(app.resolve("lib/main/org.apache.kafka.kafka-streams-4.4.0.jar")),
                 "the override put Kafka Streams 4.4.0 into the app: " + kafkaJars(app));
 
         String appId = "quarkus-wordcount-it";
@@ -123,11 +135,14 @@ class QuarkusExampleTest {
 
     @Test
     void withoutTheOverrideFailsWithOurVersionMessage() throws Exception {
-        long build = ExampleProcess.mavenPackage(example.resolve("pom.xml"), kafka.tmp.resolve("quarkus-build-framework-kafka.log"),
+        long build = ExampleProcess.mavenPackage(
+                example.resolve("pom.xml"),
+                kafka.tmp.resolve("quarkus-build-framework-kafka.log"),
                 "-Dframework-kafka");
         Path app = example.resolve("target/framework-kafka/quarkus-app");
         say("Quarkus example without the override (-Dframework-kafka) built in " + build + " ms");
-        assertTrue(kafkaJars(app).stream().anyMatch(j -> j.startsWith("org.apache.kafka.kafka-streams-4.1.")),
+        assertTrue(
+                kafkaJars(app).stream().anyMatch(j -> j.startsWith("org.apache.kafka.kafka-streams-4.1.")),
                 "the Quarkus BOM's Kafka Streams 4.1.x: " + kafkaJars(app));
 
         String appId = "quarkus-wordcount-framework-kafka";
@@ -137,10 +152,17 @@ class QuarkusExampleTest {
             int exit = p.awaitExit(Duration.ofSeconds(90));
             String out = String.join("\n", p.lines());
             assertNotEquals(0, exit, "exit code of the app without the override");
-            assertFalse(out.contains("NoSuchMethodError"), "the app failed with a NoSuchMethodError, not our message:\n" + tail(p));
-            assertTrue(out.contains(VERSION_MESSAGE), "our version message (" + VERSION_MESSAGE + ") not in the output:\n" + tail(p));
-            say("  failed at startup (exit " + exit + ") with: " + p.lines().stream()
-                    .filter(l -> l.contains(VERSION_MESSAGE)).findFirst().orElse(""));
+            assertFalse(
+                    out.contains("NoSuchMethodError"),
+                    "the app failed with a NoSuchMethodError, not our message:\n" + tail(p));
+            assertTrue(
+                    out.contains(VERSION_MESSAGE),
+                    "our version message (" + VERSION_MESSAGE + ") not in the output:\n" + tail(p));
+            say("  failed at startup (exit " + exit + ") with: "
+                    + p.lines().stream()
+                            .filter(l -> l.contains(VERSION_MESSAGE))
+                            .findFirst()
+                            .orElse(""));
         } finally {
             p.destroy();
         }
@@ -151,16 +173,23 @@ class QuarkusExampleTest {
         // Kafka's RocksDB library, which Quarkus loads at every start, is extracted to a new temp file
         // each time, and a JVM killed with SIGKILL leaves it behind (about 15 MB): in the fixture's dir
         Path javaTmp = Files.createDirectories(kafka.tmp.resolve("java-tmp"));
-        return ExampleProcess.start(name, kafka.tmp.resolve(name + ".log"), List.of(ExampleProcess.java(), "-Xmx384m",
-                "-Djava.io.tmpdir=" + javaTmp,
-                "-Dkafka.bootstrap.servers=" + kafka.bootstrap(),
-                "-Dquarkus.kafka-streams.application-id=" + appId,
-                "-Dkafka-streams.state.dir=" + state,
-                // a restarted instance takes the killed one's place at once instead of waiting for its session to time out
-                "-Dkafka-streams.consumer.group.instance.id=" + appId + "-1",
-                "-Dkafka-streams.consumer.session.timeout.ms=6000",
-                "-Dkafka-streams.consumer.heartbeat.interval.ms=1000",
-                "-jar", app.resolve("quarkus-run.jar").toString()));
+        return ExampleProcess.start(
+                name,
+                kafka.tmp.resolve(name + ".log"),
+                List.of(
+                        ExampleProcess.java(),
+                        "-Xmx384m",
+                        "-Djava.io.tmpdir=" + javaTmp,
+                        "-Dkafka.bootstrap.servers=" + kafka.bootstrap(),
+                        "-Dquarkus.kafka-streams.application-id=" + appId,
+                        "-Dkafka-streams.state.dir=" + state,
+                        // a restarted instance takes the killed one's place at once instead of waiting for its session
+                        // to time out
+                        "-Dkafka-streams.consumer.group.instance.id=" + appId + "-1",
+                        "-Dkafka-streams.consumer.session.timeout.ms=6000",
+                        "-Dkafka-streams.consumer.heartbeat.interval.ms=1000",
+                        "-jar",
+                        app.resolve("quarkus-run.jar").toString()));
     }
 
     static void awaitRunning(ExampleProcess p) throws Exception {
@@ -185,8 +214,8 @@ class QuarkusExampleTest {
         long total = expected.values().stream().mapToLong(Long::longValue).sum();
         Map<String, List<Long>> out = kafka.readCommitted(OUTPUT, PARTITIONS, (int) total, Duration.ofSeconds(60));
         assertEquals(expected.keySet(), out.keySet(), "words on the output topic");
-        expected.forEach((w, n) -> assertEquals(LongStream.rangeClosed(1, n).boxed().toList(), out.get(w),
-                "committed counts of " + w));
+        expected.forEach((w, n) ->
+                assertEquals(LongStream.rangeClosed(1, n).boxed().toList(), out.get(w), "committed counts of " + w));
     }
 
     /**
@@ -206,14 +235,17 @@ class QuarkusExampleTest {
         for (Path store : stores) {
             assertTrue(Files.isRegularFile(store.resolve("CURRENT")), "a RocksDB database in " + store);
             try (Stream<Path> files = Files.list(store)) {
-                Path options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")).max(Path::compareTo)
+                Path options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                        .max(Path::compareTo)
                         .orElseThrow(() -> new AssertionError("no OPTIONS file in " + store));
                 String text = Files.readString(options);
-                assertTrue(text.contains("[CFOptions \"offsets\"]") && text.contains("[CFOptions \"txn\"]"),
+                assertTrue(
+                        text.contains("[CFOptions \"offsets\"]") && text.contains("[CFOptions \"txn\"]"),
                         "our column families in " + options);
             }
         }
-        say("  our store in " + stores.size() + " task directories: " + stores.stream().map(s -> appState.relativize(s).toString()).toList());
+        say("  our store in " + stores.size() + " task directories: "
+                + stores.stream().map(s -> appState.relativize(s).toString()).toList());
     }
 
     /**
@@ -224,16 +256,25 @@ class QuarkusExampleTest {
     static void nativeLibraries(ExampleProcess p) throws Exception {
         Path maps = Path.of("/proc", Long.toString(p.process.pid()), "maps");
         if (!Files.isReadable(maps)) return;
-        List<String> libs = Files.readAllLines(maps).stream().filter(l -> l.endsWith(".so") || l.contains(".so."))
-                .map(l -> l.substring(l.lastIndexOf('/') + 1)).filter(l -> l.contains("rocksdb")).distinct().sorted().toList();
+        List<String> libs = Files.readAllLines(maps).stream()
+                .filter(l -> l.endsWith(".so") || l.contains(".so."))
+                .map(l -> l.substring(l.lastIndexOf('/') + 1))
+                .filter(l -> l.contains("rocksdb"))
+                .distinct()
+                .sorted()
+                .toList();
         say("  RocksDB native libraries mapped by the app: " + libs);
-        assertTrue(libs.stream().anyMatch(l -> l.startsWith("libtxn_rocksdb_jni")), "our native library is loaded: " + libs);
+        assertTrue(
+                libs.stream().anyMatch(l -> l.startsWith("libtxn_rocksdb_jni")),
+                "our native library is loaded: " + libs);
     }
 
     static List<String> kafkaJars(Path app) throws Exception {
         try (Stream<Path> jars = Files.list(app.resolve("lib/main"))) {
-            return jars.map(j -> j.getFileName().toString()).filter(j -> j.startsWith("org.apache.kafka.") || j.startsWith("org.rocksdb."))
-                    .sorted().toList();
+            return jars.map(j -> j.getFileName().toString())
+                    .filter(j -> j.startsWith("org.apache.kafka.") || j.startsWith("org.rocksdb."))
+                    .sorted()
+                    .toList();
         }
     }
 

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -74,7 +73,7 @@ enum RecoveryLoad {
         return this == APP
                 ? "N distinct keys produced to the app's input topic, counted by the app (committing as it goes)"
                 : "N records (key, count 1) produced straight into the store's changelog topic (created before the app's "
-                + "first start, compacted, as Streams names and partitions it), restored by the app's first start";
+                        + "first start, compacted, as Streams names and partitions it), restored by the app's first start";
     }
 
     /** The state's key number {@code i}: what the load, the trickle and the probe send. */
@@ -93,8 +92,10 @@ enum RecoveryLoad {
         } else {
             try (Admin admin = kafka.admin()) {
                 admin.createTopics(List.of(new NewTopic(changelog, partitions, (short) 1)
-                                .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
-                        .all().get(30, TimeUnit.SECONDS);
+                                .configs(
+                                        Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             produceDistinctKeys(kafka, changelog, n, new LongSerializer(), 1L);
         }
@@ -109,7 +110,8 @@ enum RecoveryLoad {
      * and its group committed the input's end offsets; {@link #CHANGELOG}: the app is RUNNING and its
      * restore listener reported exactly N records restored.
      */
-    void awaitLoaded(BrokerFixture kafka, AppProcess app, String appId, String input, int partitions, long n) throws Exception {
+    void awaitLoaded(BrokerFixture kafka, AppProcess app, String appId, String input, int partitions, long n)
+            throws Exception {
         if (this == APP) {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
             kafka.awaitGroupCaughtUp(appId, input, partitions, Duration.ofSeconds(300 + n / 2_000));
@@ -117,7 +119,8 @@ enum RecoveryLoad {
         }
         Duration timeout = Duration.ofSeconds(300 + n / 20_000);
         app.awaitLine(l -> l.equals("RUNNING"), timeout);
-        BrokerFixture.await(app.name + " to report " + n + " records restored", timeout, () -> app.restoredTotal() >= n);
+        BrokerFixture.await(
+                app.name + " to report " + n + " records restored", timeout, () -> app.restoredTotal() >= n);
         if (app.restoredTotal() != n) {
             throw new IllegalStateException(app.name + " restored " + app.restoredTotal() + " records, not the " + n
                     + " produced to its changelog" + app.restoredDetail());
@@ -128,11 +131,20 @@ enum RecoveryLoad {
      * Keys {@code k0 .. k<n-1>}, each once with {@code value}, through a producer tuned for bulk
      * (large batches, lz4); the default partitioner places each key.
      */
-    static <V> void produceDistinctKeys(BrokerFixture kafka, String topic, long n, Serializer<V> valueSerializer, V value) {
-        try (KafkaProducer<String, V> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
-                ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"), new StringSerializer(), valueSerializer)) {
+    static <V> void produceDistinctKeys(
+            BrokerFixture kafka, String topic, long n, Serializer<V> valueSerializer, V value) {
+        try (KafkaProducer<String, V> p = new KafkaProducer<>(
+                Map.of(
+                        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        kafka.bootstrap(),
+                        ProducerConfig.LINGER_MS_CONFIG,
+                        20,
+                        ProducerConfig.BATCH_SIZE_CONFIG,
+                        256 * 1024,
+                        ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                        "lz4"),
+                new StringSerializer(),
+                valueSerializer)) {
             for (long i = 0; i < n; i++) {
                 p.send(new ProducerRecord<>(topic, key(i), value));
             }
@@ -153,8 +165,9 @@ enum RecoveryLoad {
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<String, Long> counts = new LinkedHashMap<>();
-        try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer());
-             KafkaProducer<String, String> producer = kafka.stringProducer()) {
+        try (KafkaConsumer<String, Long> consumer =
+                        new KafkaConsumer<>(p, new StringDeserializer(), new LongDeserializer());
+                KafkaProducer<String, String> producer = kafka.stringProducer()) {
             List<TopicPartition> tps = new ArrayList<>();
             for (int i = 0; i < partitions; i++) tps.add(new TopicPartition(output, i));
             consumer.assign(tps);
@@ -164,17 +177,19 @@ enum RecoveryLoad {
             producer.flush();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (!counts.keySet().containsAll(keys)) {
-                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200))) counts.put(r.key(), r.value());
+                for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(200)))
+                    counts.put(r.key(), r.value());
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("state probe: counts of " + keys + " not all on " + output
-                            + " within 60 s; got " + counts);
+                    throw new IllegalStateException(
+                            "state probe: counts of " + keys + " not all on " + output + " within 60 s; got " + counts);
                 }
             }
         }
         for (String k : keys) {
             if (counts.get(k) != 2L) {
-                throw new IllegalStateException("state probe: " + k + " counted " + counts.get(k) + " after one more record, "
-                        + "not 2: the load did not leave every key counted once (" + counts + ")");
+                throw new IllegalStateException(
+                        "state probe: " + k + " counted " + counts.get(k) + " after one more record, "
+                                + "not 2: the load did not leave every key counted once (" + counts + ")");
             }
         }
     }

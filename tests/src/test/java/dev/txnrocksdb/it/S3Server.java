@@ -42,19 +42,32 @@ final class S3Server implements AutoCloseable {
     void start() throws Exception {
         String jar = System.getProperty("it.s3proxy.jar", "target/s3proxy/s3proxy.jar");
         if (!Files.isRegularFile(Path.of(jar))) {
-            throw new IllegalStateException("s3proxy is missing at " + jar + ": the tests module's build copies it (mvn package)");
+            throw new IllegalStateException(
+                    "s3proxy is missing at " + jar + ": the tests module's build copies it (mvn package)");
         }
         Path properties = dir.resolve("s3proxy.properties");
-        Files.writeString(properties, String.join("\n",
-            "s3proxy.endpoint=http://127.0.0.1:" + port,
-            "s3proxy.authorization=aws-v2-or-v4",
-            "s3proxy.identity=" + ACCESS_KEY,
-            "s3proxy.credential=" + SECRET_KEY,
-            "jclouds.provider=filesystem",
-            "jclouds.filesystem.basedir=" + dir.resolve("data")) + "\n");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m", "-jar", jar, "--properties", properties.toString()));
-        process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("s3proxy.log").toFile()).start();
+        Files.writeString(
+                properties,
+                String.join(
+                                "\n",
+                                "s3proxy.endpoint=http://127.0.0.1:" + port,
+                                "s3proxy.authorization=aws-v2-or-v4",
+                                "s3proxy.identity=" + ACCESS_KEY,
+                                "s3proxy.credential=" + SECRET_KEY,
+                                "jclouds.provider=filesystem",
+                                "jclouds.filesystem.basedir=" + dir.resolve("data"))
+                        + "\n");
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-jar",
+                jar,
+                "--properties",
+                properties.toString()));
+        process = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("s3proxy.log").toFile())
+                .start();
         Runtime.getRuntime().addShutdownHook(new Thread(process::destroyForcibly));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
@@ -63,7 +76,7 @@ final class S3Server implements AutoCloseable {
             } catch (IOException notYet) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     throw new IllegalStateException("s3proxy did not start (see " + dir.resolve("s3proxy.log") + "): "
-                        + Files.readString(dir.resolve("s3proxy.log")));
+                            + Files.readString(dir.resolve("s3proxy.log")));
                 }
                 Thread.sleep(100);
             }
@@ -91,9 +104,12 @@ final class S3Server implements AutoCloseable {
     /** The settings that point a Streams app at this server through a proxy on {@code endpointPort}. */
     List<String> settings(int endpointPort) {
         String option = "txn.rocksdb.snapshot.option.";
-        return List.of(option + "aws_endpoint=http://127.0.0.1:" + endpointPort, option + "aws_allow_http=true",
-            option + "aws_region=us-east-1", option + "aws_access_key_id=" + ACCESS_KEY,
-            option + "aws_secret_access_key=" + SECRET_KEY);
+        return List.of(
+                option + "aws_endpoint=http://127.0.0.1:" + endpointPort,
+                option + "aws_allow_http=true",
+                option + "aws_region=us-east-1",
+                option + "aws_access_key_id=" + ACCESS_KEY,
+                option + "aws_secret_access_key=" + SECRET_KEY);
     }
 
     /** The server's loopback port. */

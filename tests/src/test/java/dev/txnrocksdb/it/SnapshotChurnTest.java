@@ -56,18 +56,32 @@ class SnapshotChurnTest {
     void threadsAndMemoryWithSnapshotsStayThoseOfAnInstanceWithout() throws Exception {
         Samples off = churn("churn-off", false);
         Samples on = churn("churn-on", true);
-        say(String.format("churn, %d stores, %d cycles: threads off %s, on %s; RSS KiB off %s, on %s", PARTITIONS, CYCLES,
-            off.threads(), on.threads(), off.rssKiB(), on.rssKiB()));
-        say(String.format("churn: threads at most %d off, %d on; median RSS %d MiB off, %d MiB on (%.3fx)", off.maxThreads(),
-            on.maxThreads(), off.medianRss() >> 10, on.medianRss() >> 10, (double) on.medianRss() / off.medianRss()));
-        assertTrue(on.maxThreads() <= off.maxThreads() + 10, "threads with snapshots " + on.threads() + ", without "
-            + off.threads());
+        say(String.format(
+                "churn, %d stores, %d cycles: threads off %s, on %s; RSS KiB off %s, on %s",
+                PARTITIONS, CYCLES, off.threads(), on.threads(), off.rssKiB(), on.rssKiB()));
+        say(String.format(
+                "churn: threads at most %d off, %d on; median RSS %d MiB off, %d MiB on (%.3fx)",
+                off.maxThreads(),
+                on.maxThreads(),
+                off.medianRss() >> 10,
+                on.medianRss() >> 10,
+                (double) on.medianRss() / off.medianRss()));
+        assertTrue(
+                on.maxThreads() <= off.maxThreads() + 10,
+                "threads with snapshots " + on.threads() + ", without " + off.threads());
         int half = on.threads().size() / 2;
-        long firstHalf = on.threads().subList(0, half).stream().mapToLong(Long::longValue).max().orElse(0);
-        long secondHalf = on.threads().subList(half, on.threads().size()).stream().mapToLong(Long::longValue).max().orElse(0);
+        long firstHalf = on.threads().subList(0, half).stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
+        long secondHalf = on.threads().subList(half, on.threads().size()).stream()
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
         assertTrue(secondHalf <= firstHalf + 3, "threads flat across the cycles: " + on.threads());
-        assertTrue(on.maxRss() <= off.maxRss() * 1.10, "peak RSS with snapshots " + on.rssKiB() + " KiB, without "
-            + off.rssKiB());
+        assertTrue(
+                on.maxRss() <= off.maxRss() * 1.10,
+                "peak RSS with snapshots " + on.rssKiB() + " KiB, without " + off.rssKiB());
     }
 
     /** Runs the churn for one app and returns the long-lived instance's samples. */
@@ -76,8 +90,10 @@ class SnapshotChurnTest {
         List<String> topics = List.of(input, EosCrashApp.kvOut(appId));
         kafka.createTopicsWithLeaders(PARTITIONS, topics);
         WordInput words = new WordInput(200 * (CYCLES + 2), 31L).topic(input);
-        List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + input,
-            EosCrashApp.TOPOLOGY_ARG + "=kv", "txn.rocksdb.snapshot.interval.ms=300"));
+        List<String> settings = new ArrayList<>(List.of(
+                EosCrashApp.INPUT_ARG + "=" + input,
+                EosCrashApp.TOPOLOGY_ARG + "=kv",
+                "txn.rocksdb.snapshot.interval.ms=300"));
         if (snapshots) {
             Path location = kafka.tmp.resolve(appId + "-snapshots");
             Files.createDirectories(location);
@@ -88,7 +104,8 @@ class SnapshotChurnTest {
         String[] second = settings.toArray(String[]::new);
 
         words.produceUpTo(kafka, 200);
-        AppProcess a = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true, first);
+        AppProcess a = AppProcess.start(
+                appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true, first);
         List<Long> threads = new ArrayList<>();
         List<Long> rss = new ArrayList<>();
         try {

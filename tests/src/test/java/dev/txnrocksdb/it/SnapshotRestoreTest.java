@@ -35,10 +35,15 @@ class SnapshotRestoreTest {
     static final int PARTITIONS = 2;
     static final int RECORDS = Integer.getInteger("it.snapshot.records", 20_000);
     /** strategy, location kind: each an app of its own. */
-    static final List<String[]> CASES = List.of(new String[] {"indexed-batch", "file"},
-        new String[] {"secondary-store", "file"}, new String[] {"indexed-batch", "s3"}, new String[] {"down", "s3"},
-        new String[] {"scale-out", "file"}, new String[] {"recreated", "file"}, new String[] {"standby", "file"},
-        new String[] {"damaged", "file"});
+    static final List<String[]> CASES = List.of(
+            new String[] {"indexed-batch", "file"},
+            new String[] {"secondary-store", "file"},
+            new String[] {"indexed-batch", "s3"},
+            new String[] {"down", "s3"},
+            new String[] {"scale-out", "file"},
+            new String[] {"recreated", "file"},
+            new String[] {"standby", "file"},
+            new String[] {"damaged", "file"});
 
     static BrokerFixture kafka;
     static S3Server s3;
@@ -51,8 +56,11 @@ class SnapshotRestoreTest {
         List<String> topics = new ArrayList<>();
         for (String[] c : CASES) {
             String appId = appId(c[0], c[1]);
-            topics.addAll(List.of(appId + "-input", EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId),
-                EosCrashApp.sessionOut(appId)));
+            topics.addAll(List.of(
+                    appId + "-input",
+                    EosCrashApp.kvOut(appId),
+                    EosCrashApp.windowOut(appId),
+                    EosCrashApp.sessionOut(appId)));
         }
         kafka.createTopicsWithLeaders(PARTITIONS, topics);
     }
@@ -79,11 +87,11 @@ class SnapshotRestoreTest {
         // server's file system backend
         Path snapshots;
         List<String> settings = new ArrayList<>(List.of(
-            EosCrashApp.INPUT_ARG + "=" + inputTopic,
-            "txn.rocksdb.snapshot.interval.ms=300",
-            "txn.rocksdb.transaction.strategy=" + strategy,
-            // secondary-store: transactions spill to the temporary store
-            "txn.rocksdb.secondary.store.spill.bytes=4096"));
+                EosCrashApp.INPUT_ARG + "=" + inputTopic,
+                "txn.rocksdb.snapshot.interval.ms=300",
+                "txn.rocksdb.transaction.strategy=" + strategy,
+                // secondary-store: transactions spill to the temporary store
+                "txn.rocksdb.secondary.store.spill.bytes=4096"));
         if (locationKind.equals("s3")) {
             if (s3 == null) s3 = S3Server.start(kafka.tmp.resolve("s3"));
             snapshots = s3.bucketDir().resolve(appId);
@@ -116,10 +124,13 @@ class SnapshotRestoreTest {
         app = AppProcess.start(appId + "#1", kafka, appId, secondHost.toString(), true, overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
-            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            List<String> starts = app.linesFrom(0).stream()
+                    .filter(l -> l.startsWith("RESTORE-START "))
+                    .toList();
             long restored = app.restoredTotal();
-            say(String.format("[%s] new host restored %d of %d changelog records (%.1f%%); %s", appId, restored,
-                changelogTotal, 100.0 * restored / Math.max(1, changelogTotal), starts));
+            say(String.format(
+                    "[%s] new host restored %d of %d changelog records (%.1f%%); %s",
+                    appId, restored, changelogTotal, 100.0 * restored / Math.max(1, changelogTotal), starts));
             Map<String, Long> startOffsets = new TreeMap<>();
             for (String line : starts) {
                 String[] parts = line.split(" ");
@@ -127,9 +138,11 @@ class SnapshotRestoreTest {
             }
             assertEquals(3 * PARTITIONS, startOffsets.size(), "every store of every partition restored: " + starts);
             startOffsets.forEach((store, start) ->
-                assertTrue(start > 0, store + " restored from offset " + start + ", not from a snapshot"));
-            assertTrue(restored * 4 < changelogTotal, "restored " + restored + " of " + changelogTotal
-                + " changelog records: more than the tail after the snapshots");
+                    assertTrue(start > 0, store + " restored from offset " + start + ", not from a snapshot"));
+            assertTrue(
+                    restored * 4 < changelogTotal,
+                    "restored " + restored + " of " + changelogTotal
+                            + " changelog records: more than the tail after the snapshots");
 
             assertExactlyOnce(appId, input, "after the restore from snapshots");
         } finally {
@@ -149,8 +162,10 @@ class SnapshotRestoreTest {
         WordInput input = new WordInput(RECORDS, 11L).topic(inputTopic);
         if (s3 == null) s3 = S3Server.start(kafka.tmp.resolve("s3"));
         Path snapshots = s3.bucketDir().resolve(appId);
-        List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + inputTopic,
-            "txn.rocksdb.snapshot.interval.ms=300", "txn.rocksdb.snapshot.location=" + s3.uri(appId)));
+        List<String> settings = new ArrayList<>(List.of(
+                EosCrashApp.INPUT_ARG + "=" + inputTopic,
+                "txn.rocksdb.snapshot.interval.ms=300",
+                "txn.rocksdb.snapshot.location=" + s3.uri(appId)));
         settings.addAll(s3.settings());
         String[] overrides = settings.toArray(String[]::new);
         List<String> changelogs = EosCrashApp.changelogs(appId);
@@ -163,7 +178,9 @@ class SnapshotRestoreTest {
             long before = app.lastProcessed();
             input.produceUpTo(kafka, RECORDS / 2);
             long target = (RECORDS / 2) - (RECORDS / 2) % 500;
-            app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= target, Duration.ofSeconds(120));
+            app.awaitLine(
+                    l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= target,
+                    Duration.ofSeconds(120));
             say("[" + appId + "] processed " + before + " -> " + app.lastProcessed() + " with the object store down");
             app.kill();
         } catch (Throwable t) {
@@ -178,9 +195,12 @@ class SnapshotRestoreTest {
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(180));
             long restored = app.restoredTotal();
-            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
-            say(String.format("[%s] new host, object store down: restored %d of %d changelog records; %s", appId, restored,
-                changelogTotal, starts));
+            List<String> starts = app.linesFrom(0).stream()
+                    .filter(l -> l.startsWith("RESTORE-START "))
+                    .toList();
+            say(String.format(
+                    "[%s] new host, object store down: restored %d of %d changelog records; %s",
+                    appId, restored, changelogTotal, starts));
             assertEquals(3 * PARTITIONS, starts.size(), "every store restored: " + starts);
             for (String line : starts) {
                 assertEquals(0L, Long.parseLong(line.split(" ")[3]), "from the changelog's start: " + line);
@@ -190,8 +210,10 @@ class SnapshotRestoreTest {
             Map<Path, Long> before = newest(snapshots);
             s3.start();
             input.produceUpTo(kafka, RECORDS);
-            BrokerFixture.await("new snapshots once the object store is back", Duration.ofSeconds(90),
-                () -> newer(newest(snapshots), before) >= 1);
+            BrokerFixture.await(
+                    "new snapshots once the object store is back",
+                    Duration.ofSeconds(90),
+                    () -> newer(newest(snapshots), before) >= 1);
             assertExactlyOnce(appId, input, "with the object store down");
         } finally {
             app.stop();
@@ -211,8 +233,11 @@ class SnapshotRestoreTest {
         String inputTopic = appId + "-input";
         WordInput input = new WordInput(RECORDS, 13L).topic(inputTopic);
         Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
-        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300",
-            "txn.rocksdb.snapshot.location=" + snapshots.toUri()};
+        String[] overrides = {
+            EosCrashApp.INPUT_ARG + "=" + inputTopic,
+            "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri()
+        };
         input.produceUpTo(kafka, RECORDS / 2);
         Path firstHost = kafka.tmp.resolve(appId + "-host1");
         AppProcess app = AppProcess.start(appId + "#0", kafka, appId, firstHost.toString(), true, overrides);
@@ -220,8 +245,10 @@ class SnapshotRestoreTest {
             snapshotEveryStoreAfterTheFirstHalf(app, input, snapshots);
             // the input paused, no commit, no snapshot: damage every object of one store's snapshots
             Map<Path, Long> settled = settledNewest(snapshots);
-            Path store = settled.keySet().stream().filter(p -> p.toString().contains(EosCrashApp.KV_STORE)).findFirst()
-                .orElseThrow();
+            Path store = settled.keySet().stream()
+                    .filter(p -> p.toString().contains(EosCrashApp.KV_STORE))
+                    .findFirst()
+                    .orElseThrow();
             long damagedAt = settled.get(store);
             int objects = 0;
             try (Stream<Path> files = Files.list(store.resolve("files"))) {
@@ -237,9 +264,10 @@ class SnapshotRestoreTest {
             String storeId = snapshots.relativize(store).toString();
             String partition = store.getFileName().toString().split("-")[0];
             org.apache.kafka.common.TopicPartition changelog = new org.apache.kafka.common.TopicPartition(
-                appId + "-" + EosCrashApp.KV_STORE + "-changelog", Integer.parseInt(partition));
+                    appId + "-" + EosCrashApp.KV_STORE + "-changelog", Integer.parseInt(partition));
             // the input going on, snapshots go on: once 2 x (objects / 2) more were taken, each having
-            // read two objects back (in rounds that check each object once), the newest restores (no restore before it, which would delete
+            // read two objects back (in rounds that check each object once), the newest restores (no restore before it,
+            // which would delete
             // the damaged objects it found and so heal them sooner)
             long bound = 2 * ((objects + 1) / 2) + 1;
             for (int step = 1; step <= 60 && newest(snapshots).getOrDefault(store, 0L) < damagedAt + bound; step++) {
@@ -248,8 +276,10 @@ class SnapshotRestoreTest {
             }
             Map<Path, Long> after = settledNewest(snapshots);
             long usable = newestUsable(snapshots, storeId, changelog);
-            say(String.format("[%s] %d objects of %s damaged after snapshot %d: snapshot %d restores (%d snapshots later,"
-                + " bound %d)", appId, objects, storeId, damagedAt, usable, after.get(store) - damagedAt, bound));
+            say(String.format(
+                    "[%s] %d objects of %s damaged after snapshot %d: snapshot %d restores (%d snapshots later,"
+                            + " bound %d)",
+                    appId, objects, storeId, damagedAt, usable, after.get(store) - damagedAt, bound));
             assertTrue(after.get(store) >= damagedAt + bound, "snapshots went on: " + after.get(store));
             assertEquals(after.get(store), usable, "the newest snapshot restores");
             app.kill();
@@ -259,10 +289,13 @@ class SnapshotRestoreTest {
         }
         deleteTree(firstHost);
         input.produceUpTo(kafka, RECORDS);
-        app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
+        app = AppProcess.start(
+                appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
-            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            List<String> starts = app.linesFrom(0).stream()
+                    .filter(l -> l.startsWith("RESTORE-START "))
+                    .toList();
             say("[" + appId + "] new host after the healing: " + starts);
             assertEquals(3 * PARTITIONS, starts.size(), "every store restored: " + starts);
             for (String line : starts) {
@@ -283,9 +316,11 @@ class SnapshotRestoreTest {
             throws IOException {
         Path scratch = Files.createTempDirectory(kafka.tmp, "restore-check");
         try (dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation snapshots =
-                 dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(location.toUri().toString(), Map.of())) {
-            var restored = snapshots.restoreNewest(new dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls
-                .RestoreRequest(storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE, 10_000, 60_000));
+                dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(
+                        location.toUri().toString(), Map.of())) {
+            var restored =
+                    snapshots.restoreNewest(new dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.RestoreRequest(
+                            storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE, 10_000, 60_000));
             return restored == null ? -1 : restored.seq;
         } finally {
             deleteTree(scratch);
@@ -296,13 +331,17 @@ class SnapshotRestoreTest {
     static long storesWrittenSince(Path location, long sinceMillis) {
         if (!Files.isDirectory(location)) return 0;
         try (Stream<Path> files = Files.walk(location)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".manifest")).filter(p -> {
-                try {
-                    return Files.getLastModifiedTime(p).toMillis() >= sinceMillis;
-                } catch (IOException e) {
-                    return false;
-                }
-            }).map(p -> p.getParent().getParent()).distinct().count();
+            return files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
+                    .filter(p -> {
+                        try {
+                            return Files.getLastModifiedTime(p).toMillis() >= sinceMillis;
+                        } catch (IOException e) {
+                            return false;
+                        }
+                    })
+                    .map(p -> p.getParent().getParent())
+                    .distinct()
+                    .count();
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
         }
@@ -320,14 +359,18 @@ class SnapshotRestoreTest {
         String inputTopic = appId + "-input";
         WordInput input = new WordInput(RECORDS, 13L).topic(inputTopic);
         Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
-        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300",
-            "txn.rocksdb.snapshot.location=" + snapshots.toUri(), "acceptable.recovery.lag=1000000000"};
+        String[] overrides = {
+            EosCrashApp.INPUT_ARG + "=" + inputTopic,
+            "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri(),
+            "acceptable.recovery.lag=1000000000"
+        };
         List<String> changelogs = EosCrashApp.changelogs(appId);
 
         int half = RECORDS / 2;
         input.produceUpTo(kafka, half);
-        AppProcess first = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true,
-            overrides);
+        AppProcess first = AppProcess.start(
+                appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true, overrides);
         AppProcess second = null;
         try {
             snapshotEveryStoreAfterTheFirstHalf(first, input, snapshots);
@@ -337,21 +380,36 @@ class SnapshotRestoreTest {
             // gives every instance the same group.instance.id, which would fence the first)
             List<String> secondOverrides = new ArrayList<>(List.of(overrides));
             secondOverrides.add("consumer.group.instance.id=" + appId + "-instance-2");
-            second = AppProcess.start(appId + "#b", kafka, appId, kafka.tmp.resolve(appId + "-b").toString(), true,
-                secondOverrides.toArray(String[]::new));
+            second = AppProcess.start(
+                    appId + "#b",
+                    kafka,
+                    appId,
+                    kafka.tmp.resolve(appId + "-b").toString(),
+                    true,
+                    secondOverrides.toArray(String[]::new));
             AppProcess joined = second;
-            BrokerFixture.await("the second instance restored a task", Duration.ofSeconds(120),
-                () -> joined.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-END ")).count() >= 3);
-            List<String> starts = second.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
+            BrokerFixture.await(
+                    "the second instance restored a task",
+                    Duration.ofSeconds(120),
+                    () -> joined.linesFrom(0).stream()
+                                    .filter(l -> l.startsWith("RESTORE-END "))
+                                    .count()
+                            >= 3);
+            List<String> starts = second.linesFrom(0).stream()
+                    .filter(l -> l.startsWith("RESTORE-START "))
+                    .toList();
             long restored = second.restoredTotal();
-            say(String.format("[%s] the second instance restored %d records (changelogs: %d); %s", appId, restored,
-                changelogTotal, starts));
+            say(String.format(
+                    "[%s] the second instance restored %d records (changelogs: %d); %s",
+                    appId, restored, changelogTotal, starts));
             assertTrue(starts.size() >= 3, "it restored the stores of at least one task: " + starts);
             for (String line : starts) {
                 assertTrue(Long.parseLong(line.split(" ")[3]) > 0, "restored from a snapshot, not from 0: " + line);
             }
-            assertTrue(restored * 4 < changelogTotal / 2, "restored " + restored + " records of the moved task's changelogs"
-                + " (about " + changelogTotal / 2 + "): more than the tail");
+            assertTrue(
+                    restored * 4 < changelogTotal / 2,
+                    "restored " + restored + " records of the moved task's changelogs" + " (about " + changelogTotal / 2
+                            + "): more than the tail");
 
             input.produceUpTo(kafka, RECORDS);
             assertExactlyOnce(appId, input, "after the scale-out");
@@ -374,14 +432,19 @@ class SnapshotRestoreTest {
         String appId = appId("standby", "file");
         WordInput input = new WordInput(RECORDS, 19L).topic(appId + "-input");
         Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
-        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + input.topic(), "txn.rocksdb.snapshot.interval.ms=300",
-            "txn.rocksdb.snapshot.location=" + snapshots.toUri(), "num.standby.replicas=1", "acceptable.recovery.lag=0"};
+        String[] overrides = {
+            EosCrashApp.INPUT_ARG + "=" + input.topic(),
+            "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri(),
+            "num.standby.replicas=1",
+            "acceptable.recovery.lag=0"
+        };
         List<String> changelogs = EosCrashApp.changelogs(appId);
 
         int half = RECORDS / 2;
         input.produceUpTo(kafka, half);
-        AppProcess first = AppProcess.start(appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true,
-            overrides);
+        AppProcess first = AppProcess.start(
+                appId + "#a", kafka, appId, kafka.tmp.resolve(appId + "-a").toString(), true, overrides);
         AppProcess second = null;
         try {
             snapshotEveryStoreAfterTheFirstHalf(first, input, snapshots);
@@ -389,17 +452,25 @@ class SnapshotRestoreTest {
             // a second instance on a host without state (a static member of its own)
             List<String> secondOverrides = new ArrayList<>(List.of(overrides));
             secondOverrides.add("consumer.group.instance.id=" + appId + "-instance-2");
-            second = AppProcess.start(appId + "#b", kafka, appId, kafka.tmp.resolve(appId + "-b").toString(), true,
-                secondOverrides.toArray(String[]::new));
+            second = AppProcess.start(
+                    appId + "#b",
+                    kafka,
+                    appId,
+                    kafka.tmp.resolve(appId + "-b").toString(),
+                    true,
+                    secondOverrides.toArray(String[]::new));
             AppProcess joined = second;
-            BrokerFixture.await("the second instance's standbys of the 6 stores started", Duration.ofSeconds(120),
-                () -> standbyStarts(joined).size() >= 3 * PARTITIONS);
+            BrokerFixture.await(
+                    "the second instance's standbys of the 6 stores started",
+                    Duration.ofSeconds(120),
+                    () -> standbyStarts(joined).size() >= 3 * PARTITIONS);
             Map<String, Long> standbyStarts = standbyStarts(second);
             long changelogTotal = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
-            say(String.format("[%s] the second instance's standbys start at %s (changelogs: %d records)", appId,
-                standbyStarts, changelogTotal));
-            standbyStarts.forEach((store, start) ->
-                assertTrue(start > 0, store + ": the standby updates from offset " + start + ", not from a snapshot"));
+            say(String.format(
+                    "[%s] the second instance's standbys start at %s (changelogs: %d records)",
+                    appId, standbyStarts, changelogTotal));
+            standbyStarts.forEach((store, start) -> assertTrue(
+                    start > 0, store + ": the standby updates from offset " + start + ", not from a snapshot"));
             BrokerFixture.await("the second instance's standbys caught up", Duration.ofSeconds(90), () -> {
                 StandbyTakeoverTest.Tasks t = tasks(joined);
                 return t.standby().equals(Set.of("0_0", "0_1")) && t.maxLag(t.standby()) <= 10;
@@ -411,15 +482,22 @@ class SnapshotRestoreTest {
             input.produceUpTo(kafka, RECORDS * 3 / 4);
             first.awaitLine(firstMark, l -> l.startsWith("PROCESSED "), Duration.ofSeconds(60));
             first.kill();
-            BrokerFixture.await(second.name + " RUNNING with both tasks active", Duration.ofSeconds(90),
-                () -> tasks(joined).active().equals(Set.of("0_0", "0_1"))
-                    && joined.linesFrom(mark).contains("RUNNING"));
-            long restored = second.restoredSince(mark).values().stream().mapToLong(Long::longValue).sum();
+            BrokerFixture.await(
+                    second.name + " RUNNING with both tasks active",
+                    Duration.ofSeconds(90),
+                    () -> tasks(joined).active().equals(Set.of("0_0", "0_1"))
+                            && joined.linesFrom(mark).contains("RUNNING"));
+            long restored = second.restoredSince(mark).values().stream()
+                    .mapToLong(Long::longValue)
+                    .sum();
             long changelogNow = BrokerFixture.sum(kafka.endOffsets(changelogs, PARTITIONS));
-            say(String.format("[%s] the second instance took over and restored %d of %d changelog records", appId,
-                restored, changelogNow));
-            assertTrue(restored * 4 < changelogNow, "restored " + restored + " of " + changelogNow
-                + " changelog records on taking over: its standbys' state was not used");
+            say(String.format(
+                    "[%s] the second instance took over and restored %d of %d changelog records",
+                    appId, restored, changelogNow));
+            assertTrue(
+                    restored * 4 < changelogNow,
+                    "restored " + restored + " of " + changelogNow
+                            + " changelog records on taking over: its standbys' state was not used");
 
             input.produceUpTo(kafka, RECORDS);
             assertExactlyOnce(appId, input, "after the takeover from standbys restored from snapshots");
@@ -464,8 +542,11 @@ class SnapshotRestoreTest {
         String appId = appId("recreated", "file");
         WordInput input = new WordInput(RECORDS, 17L).topic(appId + "-input");
         Path snapshots = Files.createDirectories(kafka.tmp.resolve(appId + "-snapshots"));
-        String[] overrides = {EosCrashApp.INPUT_ARG + "=" + input.topic(), "txn.rocksdb.snapshot.interval.ms=300",
-            "txn.rocksdb.snapshot.location=" + snapshots.toUri()};
+        String[] overrides = {
+            EosCrashApp.INPUT_ARG + "=" + input.topic(),
+            "txn.rocksdb.snapshot.interval.ms=300",
+            "txn.rocksdb.snapshot.location=" + snapshots.toUri()
+        };
         List<String> changelogs = EosCrashApp.changelogs(appId);
 
         input.produceUpTo(kafka, RECORDS / 4);
@@ -479,29 +560,36 @@ class SnapshotRestoreTest {
         // create them again: it waits for them)
         try (Admin admin = kafka.admin()) {
             try {
-                admin.removeMembersFromConsumerGroup(appId, new RemoveMembersFromConsumerGroupOptions()).all().get();
+                admin.removeMembersFromConsumerGroup(appId, new RemoveMembersFromConsumerGroupOptions())
+                        .all()
+                        .get();
             } catch (java.util.concurrent.ExecutionException e) {
                 say("[" + appId + "] no member to remove: " + e.getCause());
             }
             admin.deleteConsumerGroups(List.of(appId)).all().get();
             admin.deleteTopics(changelogs).all().get();
-            BrokerFixture.await("the changelogs deleted", Duration.ofSeconds(60),
-                () -> {
-                    try {
-                        return admin.listTopics().names().get().stream().noneMatch(changelogs::contains);
-                    } catch (Exception e) {
-                        return false;
-                    }
-                });
+            BrokerFixture.await("the changelogs deleted", Duration.ofSeconds(60), () -> {
+                try {
+                    return admin.listTopics().names().get().stream().noneMatch(changelogs::contains);
+                } catch (Exception e) {
+                    return false;
+                }
+            });
         }
 
-        AppProcess app = AppProcess.start(appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true,
-            overrides);
+        AppProcess app = AppProcess.start(
+                appId + "#1", kafka, appId, kafka.tmp.resolve(appId + "-host2").toString(), true, overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
             long[] restored = app.metric("snapshot-restored");
-            say(String.format("[%s] changelogs created again: snapshot-restored sum %d over %d stores; %s", appId,
-                restored[0], restored[1], app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-")).toList()));
+            say(String.format(
+                    "[%s] changelogs created again: snapshot-restored sum %d over %d stores; %s",
+                    appId,
+                    restored[0],
+                    restored[1],
+                    app.linesFrom(0).stream()
+                            .filter(l -> l.startsWith("RESTORE-"))
+                            .toList()));
             assertEquals(3 * PARTITIONS, restored[1], "every store of every partition opened");
             assertEquals(-restored[1], restored[0], "a store restored a snapshot of a deleted changelog");
             input.produceUpTo(kafka, RECORDS / 2);
@@ -509,8 +597,8 @@ class SnapshotRestoreTest {
             // the stores opened empty: each word's count is 1 or its previous count + 1, and the
             // words seen before the reset start over at 1 (an old snapshot restored would go on
             // from the count it held: neither)
-            Map<String, List<Long>> counts = kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS / 2,
-                Duration.ofSeconds(60));
+            Map<String, List<Long>> counts =
+                    kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS / 2, Duration.ofSeconds(60));
             long startedOver = 0;
             for (Map.Entry<String, List<Long>> word : counts.entrySet()) {
                 List<Long> c = word.getValue();
@@ -521,12 +609,20 @@ class SnapshotRestoreTest {
                 }
             }
             assertTrue(startedOver > 0, "no word's count started over: the stores were not empty");
-            BrokerFixture.await("snapshots of the 6 stores filed under the new changelogs", Duration.ofSeconds(90),
-                () -> newest(snapshots).keySet().stream().filter(store -> !oldTopics.containsKey(store)).count()
-                    >= 3 * PARTITIONS);
-            assertEquals(oldTopics, newest(snapshots).entrySet().stream().filter(e -> oldTopics.containsKey(e.getKey()))
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a,
-                    TreeMap::new)), "the old changelogs' snapshots are left as they were");
+            BrokerFixture.await(
+                    "snapshots of the 6 stores filed under the new changelogs",
+                    Duration.ofSeconds(90),
+                    () -> newest(snapshots).keySet().stream()
+                                    .filter(store -> !oldTopics.containsKey(store))
+                                    .count()
+                            >= 3 * PARTITIONS);
+            assertEquals(
+                    oldTopics,
+                    newest(snapshots).entrySet().stream()
+                            .filter(e -> oldTopics.containsKey(e.getKey()))
+                            .collect(java.util.stream.Collectors.toMap(
+                                    Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new)),
+                    "the old changelogs' snapshots are left as they were");
         } catch (Throwable t) {
             kafka.showLogs(appId);
             throw t;
@@ -544,8 +640,10 @@ class SnapshotRestoreTest {
         AppProcess app = AppProcess.start(appId + "#0", kafka, appId, host.toString(), true, overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            BrokerFixture.await("a snapshot of each of the " + 3 * PARTITIONS + " stores", Duration.ofSeconds(90),
-                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+            BrokerFixture.await(
+                    "a snapshot of each of the " + 3 * PARTITIONS + " stores",
+                    Duration.ofSeconds(90),
+                    () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
             return app;
         } catch (Throwable t) {
             app.kill();
@@ -563,14 +661,19 @@ class SnapshotRestoreTest {
         int half = RECORDS / 2;
         app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
         long processedHalf = half - half % 500;
-        app.awaitLine(l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
-            Duration.ofSeconds(120));
-        BrokerFixture.await("a snapshot of each of the 6 stores", Duration.ofSeconds(90),
-            () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
+        app.awaitLine(
+                l -> l.startsWith("PROCESSED ") && Long.parseLong(l.substring(10)) >= processedHalf,
+                Duration.ofSeconds(120));
+        BrokerFixture.await(
+                "a snapshot of each of the 6 stores",
+                Duration.ofSeconds(90),
+                () -> storesWithSnapshots(snapshots) >= 3 * PARTITIONS);
         Map<Path, Long> settled = settledNewest(snapshots);
         input.produceUpTo(kafka, half + 200);
-        BrokerFixture.await("a newer snapshot of each of the 6 stores", Duration.ofSeconds(90),
-            () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
+        BrokerFixture.await(
+                "a newer snapshot of each of the 6 stores",
+                Duration.ofSeconds(90),
+                () -> newer(newest(snapshots), settled) >= 3 * PARTITIONS);
     }
 
     /**
@@ -582,13 +685,14 @@ class SnapshotRestoreTest {
     }
 
     /** {@link #assertExactlyOnce(String, WordInput, String)} for an app of {@code partitions} and {@code records}. */
-    static void assertExactlyOnce(BrokerFixture kafka, String appId, WordInput input, int partitions, int records,
-                                  String when) throws Exception {
+    static void assertExactlyOnce(
+            BrokerFixture kafka, String appId, WordInput input, int partitions, int records, String when)
+            throws Exception {
         kafka.awaitGroupCaughtUp(appId, input.topic(), partitions, Duration.ofSeconds(180));
         List<String> problems = input.checkExactlyOnce(
-            kafka.readCommitted(EosCrashApp.kvOut(appId), partitions, records, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.windowOut(appId), partitions, records, Duration.ofSeconds(60)),
-            kafka.readCommitted(EosCrashApp.sessionOut(appId), partitions, 0, Duration.ofSeconds(60)));
+                kafka.readCommitted(EosCrashApp.kvOut(appId), partitions, records, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.windowOut(appId), partitions, records, Duration.ofSeconds(60)),
+                kafka.readCommitted(EosCrashApp.sessionOut(appId), partitions, 0, Duration.ofSeconds(60)));
         if (!problems.isEmpty()) kafka.showLogs(appId);
         assertTrue(problems.isEmpty(), "output is not exactly-once " + when + ":\n  " + String.join("\n  ", problems));
     }
@@ -598,8 +702,11 @@ class SnapshotRestoreTest {
         Map<Path, Long> newest = new TreeMap<>();
         if (!Files.isDirectory(location)) return newest;
         try (Stream<Path> files = Files.walk(location)) {
-            files.filter(p -> p.getFileName().toString().endsWith(".manifest")).forEach(p -> newest.merge(
-                p.getParent().getParent(), Long.parseLong(p.getFileName().toString().replace(".manifest", "")), Math::max));
+            files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
+                    .forEach(p -> newest.merge(
+                            p.getParent().getParent(),
+                            Long.parseLong(p.getFileName().toString().replace(".manifest", "")),
+                            Math::max));
         } catch (IOException | java.io.UncheckedIOException e) {
             // a file deleted by retention while walking: the next look sees the rest
         }
@@ -608,7 +715,9 @@ class SnapshotRestoreTest {
 
     /** How many stores have a snapshot newer than in {@code before}. */
     static long newer(Map<Path, Long> now, Map<Path, Long> before) {
-        return now.entrySet().stream().filter(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L)).count();
+        return now.entrySet().stream()
+                .filter(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L))
+                .count();
     }
 
     /** The newest snapshots once no new one has appeared for 2 seconds (at most 30 s). */
@@ -631,8 +740,10 @@ class SnapshotRestoreTest {
     static long storesWithSnapshots(Path location) {
         if (!Files.isDirectory(location)) return 0;
         try (Stream<Path> files = Files.walk(location)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".manifest")).map(p -> p.getParent().getParent())
-                .distinct().count();
+            return files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
+                    .map(p -> p.getParent().getParent())
+                    .distinct()
+                    .count();
         } catch (IOException | java.io.UncheckedIOException e) {
             return 0;
         }
@@ -641,7 +752,9 @@ class SnapshotRestoreTest {
     static List<String> manifests(Path location) throws IOException {
         try (Stream<Path> files = Files.walk(location)) {
             return new ArrayList<>(files.filter(p -> p.getFileName().toString().endsWith(".manifest"))
-                .map(p -> location.relativize(p).toString()).sorted().toList());
+                    .map(p -> location.relativize(p).toString())
+                    .sorted()
+                    .toList());
         }
     }
 

@@ -38,8 +38,8 @@ class SnapshotUnansweredTest {
     @BeforeAll
     static void start() throws Exception {
         kafka = BrokerFixture.start("snapshots-unanswered");
-        List<String> topics = List.of(APP + "-input", EosCrashApp.kvOut(APP), EosCrashApp.windowOut(APP),
-            EosCrashApp.sessionOut(APP));
+        List<String> topics = List.of(
+                APP + "-input", EosCrashApp.kvOut(APP), EosCrashApp.windowOut(APP), EosCrashApp.sessionOut(APP));
         kafka.createTopicsWithLeaders(PARTITIONS, topics);
         s3 = S3Server.start(kafka.tmp.resolve("s3"));
         proxy = new UnreliableProxy(s3.port(), UnreliableProxy.Mode.FORWARD, 4_000);
@@ -56,8 +56,10 @@ class SnapshotUnansweredTest {
     void aSilentOrSlowLocationCostsSecondsAndSnapshotsResumeOnceItAnswers() throws Exception {
         WordInput input = new WordInput(RECORDS, 23L).topic(APP + "-input");
         Path snapshots = s3.bucketDir().resolve(APP);
-        List<String> settings = new ArrayList<>(List.of(EosCrashApp.INPUT_ARG + "=" + APP + "-input",
-            "txn.rocksdb.snapshot.interval.ms=300", "txn.rocksdb.snapshot.location=" + s3.uri(APP)));
+        List<String> settings = new ArrayList<>(List.of(
+                EosCrashApp.INPUT_ARG + "=" + APP + "-input",
+                "txn.rocksdb.snapshot.interval.ms=300",
+                "txn.rocksdb.snapshot.location=" + s3.uri(APP)));
         settings.addAll(s3.settings(proxy.port()));
         String[] overrides = settings.toArray(String[]::new);
 
@@ -67,8 +69,10 @@ class SnapshotUnansweredTest {
         AppProcess app = AppProcess.start(APP + "#0", kafka, APP, host1.toString(), true, overrides);
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
-            BrokerFixture.await("a snapshot of each of the " + STORES + " stores", Duration.ofSeconds(90),
-                () -> SnapshotRestoreTest.storesWithSnapshots(snapshots) >= STORES);
+            BrokerFixture.await(
+                    "a snapshot of each of the " + STORES + " stores",
+                    Duration.ofSeconds(90),
+                    () -> SnapshotRestoreTest.storesWithSnapshots(snapshots) >= STORES);
         } finally {
             app.stop();
         }
@@ -86,10 +90,13 @@ class SnapshotUnansweredTest {
             proxy.mode(UnreliableProxy.Mode.FORWARD);
             input.produceUpTo(kafka, RECORDS * 3 / 4);
             long answering = System.nanoTime();
-            BrokerFixture.await("new snapshots of every store once the location answers", Duration.ofSeconds(120),
-                () -> SnapshotRestoreTest.newer(SnapshotRestoreTest.newest(snapshots), before) >= STORES);
-            say(String.format("[%s] location answering again: a new snapshot of each of the %d stores within %d ms", APP,
-                STORES, (System.nanoTime() - answering) / 1_000_000));
+            BrokerFixture.await(
+                    "new snapshots of every store once the location answers",
+                    Duration.ofSeconds(120),
+                    () -> SnapshotRestoreTest.newer(SnapshotRestoreTest.newest(snapshots), before) >= STORES);
+            say(String.format(
+                    "[%s] location answering again: a new snapshot of each of the %d stores within %d ms",
+                    APP, STORES, (System.nanoTime() - answering) / 1_000_000));
         } finally {
             stopQuickly(app, host2, "silent");
         }
@@ -101,8 +108,8 @@ class SnapshotUnansweredTest {
         app = startOnANewHost(APP + "#2", host3, overrides, "slow");
         try {
             // the whole input, over the three hosts
-            SnapshotRestoreTest.assertExactlyOnce(kafka, APP, input, PARTITIONS, RECORDS,
-                "after starts while the location was silent, then slow");
+            SnapshotRestoreTest.assertExactlyOnce(
+                    kafka, APP, input, PARTITIONS, RECORDS, "after starts while the location was silent, then slow");
         } finally {
             stopQuickly(app, host3, "slow");
             proxy.mode(UnreliableProxy.Mode.FORWARD);
@@ -119,9 +126,12 @@ class SnapshotUnansweredTest {
         try {
             app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
             long tookMs = (System.nanoTime() - started) / 1_000_000;
-            List<String> starts = app.linesFrom(0).stream().filter(l -> l.startsWith("RESTORE-START ")).toList();
-            say(String.format("[%s] new host, location %s: RUNNING after %d ms, %d stores restored from the changelog",
-                APP, location, tookMs, starts.size()));
+            List<String> starts = app.linesFrom(0).stream()
+                    .filter(l -> l.startsWith("RESTORE-START "))
+                    .toList();
+            say(String.format(
+                    "[%s] new host, location %s: RUNNING after %d ms, %d stores restored from the changelog",
+                    APP, location, tookMs, starts.size()));
             assertTrue(tookMs < 30_000, "RUNNING after " + tookMs + " ms with the location " + location);
             assertEquals(STORES, starts.size(), "every store restored from its changelog: " + starts);
             String log = Files.readString(kafka.tmp.resolve(name.replace('#', '-') + ".log"));
@@ -140,9 +150,11 @@ class SnapshotUnansweredTest {
         long tookMs = (System.nanoTime() - started) / 1_000_000;
         List<Path> left;
         try (Stream<Path> files = Files.walk(host)) {
-            left = files.filter(p -> p.getFileName().toString().startsWith("snapshot-checkpoint-")).toList();
+            left = files.filter(p -> p.getFileName().toString().startsWith("snapshot-checkpoint-"))
+                    .toList();
         }
-        say(String.format("[%s] stopped in %d ms (location %s), %d checkpoints left", APP, tookMs, location, left.size()));
+        say(String.format(
+                "[%s] stopped in %d ms (location %s), %d checkpoints left", APP, tookMs, location, left.size()));
         assertTrue(tookMs < 5_000, "stopping took " + tookMs + " ms");
         assertTrue(left.isEmpty(), "no checkpoint left behind: " + left);
     }

@@ -25,7 +25,10 @@ final class SpringBootExample {
 
     /** The repository root: the tests module's parent (surefire sets {@code basedir}). */
     static Path repoRoot() {
-        return Path.of(System.getProperty("basedir", ".")).toAbsolutePath().normalize().getParent();
+        return Path.of(System.getProperty("basedir", "."))
+                .toAbsolutePath()
+                .normalize()
+                .getParent();
     }
 
     static Path exampleDir() {
@@ -38,19 +41,29 @@ final class SpringBootExample {
      * PATH), {@code -Dit.mvn.offline=true} adds {@code -o}.
      */
     static Path build(Path log, String jarName, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(System.getProperty("it.mvn", "mvn"), "-B", "-q",
-                "--no-transfer-progress", "-f", exampleDir().resolve("pom.xml").toString(), "package", "-DskipTests"));
+        List<String> cmd = new ArrayList<>(List.of(
+                System.getProperty("it.mvn", "mvn"),
+                "-B",
+                "-q",
+                "--no-transfer-progress",
+                "-f",
+                exampleDir().resolve("pom.xml").toString(),
+                "package",
+                "-DskipTests"));
         if (Boolean.getBoolean("it.mvn.offline")) cmd.add("-o");
         cmd.addAll(List.of(extra));
         long t = System.nanoTime();
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
         boolean done = p.waitFor(15, TimeUnit.MINUTES);
         if (!done || p.exitValue() != 0) {
             p.destroyForcibly();
             List<String> lines = Files.readAllLines(log);
-            throw new AssertionError(String.join(" ", cmd) + (done ? " exited " + p.exitValue() : " timed out")
-                    + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
+            throw new AssertionError(String.join(" ", cmd) + (done ? " exited " + p.exitValue() : " timed out") + ":\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())));
         }
         Path jar = exampleDir().resolve("target").resolve(jarName);
         assertTrue(Files.isRegularFile(jar), jar + " was not built");
@@ -72,34 +85,42 @@ final class SpringBootExample {
 
     /** {@code java -jar <jar> <args>}, each arg a Spring property as {@code --key=value}. */
     static SpringBootExample start(String name, Path jar, Path log, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx512m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-jar",
+                jar.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
         SpringBootExample app = new SpringBootExample(name, p);
         boolean verbose = Boolean.getBoolean("it.verbose");
-        Thread pump = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-                 PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
-                String l;
-                while ((l = r.readLine()) != null) {
-                    out.println(l);
-                    out.flush();
-                    if (verbose) BrokerFixture.say("  [" + name + "] " + l);
+        Thread pump = new Thread(
+                () -> {
+                    try (BufferedReader r = new BufferedReader(
+                                    new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                            PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+                        String l;
+                        while ((l = r.readLine()) != null) {
+                            out.println(l);
+                            out.flush();
+                            if (verbose) BrokerFixture.say("  [" + name + "] " + l);
+                            synchronized (app) {
+                                app.lines.add(l);
+                                app.notifyAll();
+                            }
+                        }
+                    } catch (IOException ignored) {
+                        // the process died
+                    }
                     synchronized (app) {
-                        app.lines.add(l);
+                        app.eof = true;
                         app.notifyAll();
                     }
-                }
-            } catch (IOException ignored) {
-                // the process died
-            }
-            synchronized (app) {
-                app.eof = true;
-                app.notifyAll();
-            }
-        }, name + "-stdout");
+                },
+                name + "-stdout");
         pump.setDaemon(true);
         pump.start();
         return app;
@@ -118,7 +139,8 @@ final class SpringBootExample {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0 || eof) {
-                throw new AssertionError(name + ": expected line not seen (alive=" + process.isAlive() + "), last lines:\n"
+                throw new AssertionError(name + ": expected line not seen (alive=" + process.isAlive()
+                        + "), last lines:\n"
                         + String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size())));
             }
             wait(Math.max(1, Math.min(200, left / 1_000_000)));
@@ -127,7 +149,10 @@ final class SpringBootExample {
 
     /** Records restored, summed over this run's {@code RESTORE-END <tp> <store> <n>} lines. */
     synchronized long restored() {
-        return lines.stream().filter(l -> l.startsWith("RESTORE-END ")).mapToLong(l -> Long.parseLong(l.split(" ")[3])).sum();
+        return lines.stream()
+                .filter(l -> l.startsWith("RESTORE-END "))
+                .mapToLong(l -> Long.parseLong(l.split(" ")[3]))
+                .sum();
     }
 
     /** SIGKILL ({@link Process#destroyForcibly()}), and asserts the JVM died of it (exit 137). */

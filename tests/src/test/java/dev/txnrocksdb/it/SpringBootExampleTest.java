@@ -17,7 +17,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -77,7 +76,8 @@ class SpringBootExampleTest {
     }
 
     SpringBootExample run(String name, Path jar, String appId, Path stateDir) throws Exception {
-        SpringBootExample app = SpringBootExample.start(name, jar, kafka.tmp.resolve(name + ".log"), args(appId, stateDir));
+        SpringBootExample app =
+                SpringBootExample.start(name, jar, kafka.tmp.resolve(name + ".log"), args(appId, stateDir));
         apps.add(app);
         return app;
     }
@@ -117,7 +117,8 @@ class SpringBootExampleTest {
     @Order(1)
     void wordCountOnOurStoresRestoresNothingAfterKill9() throws Exception {
         long t0 = System.nanoTime();
-        Path jar = SpringBootExample.build(kafka.tmp.resolve("mvn-package.log"), "spring-boot-wordcount-0.1.0-SNAPSHOT.jar");
+        Path jar = SpringBootExample.build(
+                kafka.tmp.resolve("mvn-package.log"), "spring-boot-wordcount-0.1.0-SNAPSHOT.jar");
         Path stateDir = kafka.tmp.resolve("sb-state");
         Map<String, Long> expected = new TreeMap<>();
 
@@ -134,7 +135,8 @@ class SpringBootExampleTest {
             Path task = stateDir.resolve(APP).resolve("0_" + p);
             Path store = task.resolve(STORE);
             assertTrue(Files.isDirectory(store), store + " missing; task dir holds " + list(task));
-            assertFalse(Files.exists(task.resolve("rocksdb")), "Kafka's RocksDB directory in " + task + ": " + list(task));
+            assertFalse(
+                    Files.exists(task.resolve("rocksdb")), "Kafka's RocksDB directory in " + task + ": " + list(task));
             String options = optionsFile(store);
             for (String cf : List.of("data", "offsets", "txn")) {
                 assertTrue(options.contains("[CFOptions \"" + cf + "\"]"), store + " has no column family " + cf);
@@ -149,8 +151,13 @@ class SpringBootExampleTest {
         SpringBootExample second = run("spring-boot-2", jar, APP, stateDir);
         String running = second.awaitLine(l -> l.startsWith("STATE RUNNING"), START);
         BrokerFixture.say("restarted after kill -9: RUNNING in " + BrokerFixture.ms(t) + " ms, " + running);
-        assertEquals(0, second.restored(), "records restored after kill -9: " + second.lines().stream()
-                .filter(l -> l.startsWith("RESTORE-")).toList());
+        assertEquals(
+                0,
+                second.restored(),
+                "records restored after kill -9: "
+                        + second.lines().stream()
+                                .filter(l -> l.startsWith("RESTORE-"))
+                                .toList());
         assertEquals("STATE RUNNING restored=0", running);
         assertCounts(expected);
         second.process.destroy(); // SIGTERM: Spring closes KafkaStreams
@@ -162,10 +169,13 @@ class SpringBootExampleTest {
     @Order(2)
     void withoutTheKafkaOverrideItFailsWithOurVersionMessage() throws Exception {
         long t0 = System.nanoTime();
-        Path jar = SpringBootExample.build(kafka.tmp.resolve("mvn-package-framework-kafka.log"),
-                "spring-boot-wordcount-framework-kafka.jar", "-Pframework-kafka");
+        Path jar = SpringBootExample.build(
+                kafka.tmp.resolve("mvn-package-framework-kafka.log"),
+                "spring-boot-wordcount-framework-kafka.jar",
+                "-Pframework-kafka");
         try (JarFile j = new JarFile(jar.toFile())) {
-            assertTrue(j.stream().anyMatch(e -> e.getName().matches("BOOT-INF/lib/kafka-streams-4\\.1\\.[0-9]+\\.jar")),
+            assertTrue(
+                    j.stream().anyMatch(e -> e.getName().matches("BOOT-INF/lib/kafka-streams-4\\.1\\.[0-9]+\\.jar")),
                     "the profile's jar should carry Spring Boot's Kafka Streams 4.1.x");
         }
         SpringBootExample app = run("spring-boot-framework-kafka", jar, APP + "-fk", kafka.tmp.resolve("sb-fk-state"));
@@ -173,14 +183,16 @@ class SpringBootExampleTest {
         String out = String.join("\n", app.lines());
         assertNotEquals(0, exit, "the application should fail at start");
         assertFalse(out.contains("NoSuchMethodError"), "a NoSuchMethodError instead of our message:\n" + tail(app));
-        assertTrue(out.contains("needs Kafka Streams 4.4.x, but found Kafka Streams 4.1."),
+        assertTrue(
+                out.contains("needs Kafka Streams 4.4.x, but found Kafka Streams 4.1."),
                 "our version message missing:\n" + tail(app));
         BrokerFixture.say("framework-kafka scenario: " + BrokerFixture.ms(t0) + " ms");
     }
 
     static String optionsFile(Path store) throws Exception {
         try (Stream<Path> s = Files.list(store)) {
-            Path options = s.filter(f -> f.getFileName().toString().startsWith("OPTIONS-")).max(Path::compareTo)
+            Path options = s.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(Path::compareTo)
                     .orElseThrow(() -> new AssertionError("no RocksDB OPTIONS file in " + store + ": " + list(store)));
             return Files.readString(options, StandardCharsets.UTF_8);
         }

@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,7 +41,11 @@ class StandbyTakeoverTest {
     @BeforeAll
     static void startBroker() throws Exception {
         kafka = BrokerFixture.start("standby");
-        kafka.createTopics(PARTITIONS, EosCrashApp.INPUT, EosCrashApp.kvOut(APP), EosCrashApp.windowOut(APP),
+        kafka.createTopics(
+                PARTITIONS,
+                EosCrashApp.INPUT,
+                EosCrashApp.kvOut(APP),
+                EosCrashApp.windowOut(APP),
                 EosCrashApp.sessionOut(APP));
     }
 
@@ -58,7 +61,8 @@ class StandbyTakeoverTest {
             assertTrue(m.matches(), line);
             Map<String, Long> lags = new TreeMap<>();
             for (String kv : m.group(3).split(", ")) {
-                if (!kv.isEmpty()) lags.put(kv.substring(0, kv.indexOf('=')), Long.parseLong(kv.substring(kv.indexOf('=') + 1)));
+                if (!kv.isEmpty())
+                    lags.put(kv.substring(0, kv.indexOf('=')), Long.parseLong(kv.substring(kv.indexOf('=') + 1)));
             }
             return new Tasks(split(m.group(1)), split(m.group(2)), lags);
         }
@@ -91,9 +95,16 @@ class StandbyTakeoverTest {
         input.produceUpTo(kafka, RECORDS / 2);
         List<AppProcess> apps = new ArrayList<>();
         for (String instance : List.of("A", "B")) {
-            String stateDir = Files.createDirectories(kafka.tmp.resolve(APP + "-" + instance + "-state")).toString();
-            apps.add(AppProcess.start(APP + "-" + instance, kafka, APP, stateDir, true,
-                    "num.standby.replicas=1", "main.consumer.group.instance.id=" + APP + "-" + instance));
+            String stateDir = Files.createDirectories(kafka.tmp.resolve(APP + "-" + instance + "-state"))
+                    .toString();
+            apps.add(AppProcess.start(
+                    APP + "-" + instance,
+                    kafka,
+                    APP,
+                    stateDir,
+                    true,
+                    "num.standby.replicas=1",
+                    "main.consumer.group.instance.id=" + APP + "-" + instance));
         }
         try {
             for (AppProcess app : apps) app.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(90));
@@ -101,8 +112,10 @@ class StandbyTakeoverTest {
 
             // every task is active on one instance and standby on the other, and the standbys have caught up
             Tasks[] t = new Tasks[2];
-            BrokerFixture.await("both instances RUNNING with every task active once and standby once, standbys caught up",
-                    Duration.ofSeconds(90), () -> {
+            BrokerFixture.await(
+                    "both instances RUNNING with every task active once and standby once, standbys caught up",
+                    Duration.ofSeconds(90),
+                    () -> {
                         try {
                             t[0] = tasks(apps.get(0));
                             t[1] = tasks(apps.get(1));
@@ -111,7 +124,8 @@ class StandbyTakeoverTest {
                         }
                         Set<String> all = Set.of("0_0", "0_1");
                         boolean assigned = union(t[0].active(), t[1].active()).equals(all)
-                                && t[0].active().equals(t[1].standby()) && t[1].active().equals(t[0].standby());
+                                && t[0].active().equals(t[1].standby())
+                                && t[1].active().equals(t[0].standby());
                         // under exactly-once a caught-up standby still lags by the commit markers it skips
                         return assigned && t[0].maxLag(t[0].standby()) <= 10 && t[1].maxLag(t[1].standby()) <= 10;
                     });
@@ -155,26 +169,46 @@ class StandbyTakeoverTest {
                     if (r.getKey().startsWith(e.getKey() + " ")) restoredTakenOver += r.getValue();
                 }
             }
-            List<String> promoted = survivor.linesFrom(survivorMark).stream().filter(l -> l.startsWith("STANDBY-SUSPENDED")).toList();
-            say(String.format("[standby] killed %s (exit %d) at ~%d processed, active %s; %s took over in %d ms and restored %d"
+            List<String> promoted = survivor.linesFrom(survivorMark).stream()
+                    .filter(l -> l.startsWith("STANDBY-SUSPENDED"))
+                    .toList();
+            say(String.format(
+                    "[standby] killed %s (exit %d) at ~%d processed, active %s; %s took over in %d ms and restored %d"
                             + " records of the taken-over tasks' %d changelog records (%.1f%%) %s; standby events: %s",
-                    victim.name, exit, processed, takenOver, survivor.name, takeoverMs, restoredTakenOver, changelogTakenOver,
-                    100.0 * restoredTakenOver / Math.max(1, changelogTakenOver), restored, promoted));
+                    victim.name,
+                    exit,
+                    processed,
+                    takenOver,
+                    survivor.name,
+                    takeoverMs,
+                    restoredTakenOver,
+                    changelogTakenOver,
+                    100.0 * restoredTakenOver / Math.max(1, changelogTakenOver),
+                    restored,
+                    promoted));
             assertFalse(restored.isEmpty(), "the survivor reported no restoration of the taken-over tasks");
             for (String changelog : EosCrashApp.changelogs(APP)) {
                 for (String task : takenOver) {
                     String tp = changelog + "-" + task.substring(task.indexOf('_') + 1);
-                    assertTrue(promoted.stream().anyMatch(l -> l.startsWith("STANDBY-SUSPENDED " + tp + " ") && l.contains(" PROMOTED ")),
+                    assertTrue(
+                            promoted.stream()
+                                    .anyMatch(l ->
+                                            l.startsWith("STANDBY-SUSPENDED " + tp + " ") && l.contains(" PROMOTED ")),
                             tp + ": the survivor's standby was not promoted: " + promoted);
                 }
             }
-            assertTrue(restoredTakenOver * 4 < changelogTakenOver, "the survivor restored " + restoredTakenOver
-                    + " of " + changelogTakenOver + " changelog records: its standby state was not used");
+            assertTrue(
+                    restoredTakenOver * 4 < changelogTakenOver,
+                    "the survivor restored " + restoredTakenOver + " of " + changelogTakenOver
+                            + " changelog records: its standby state was not used");
 
             // exactly-once output
-            Map<String, List<Long>> kv = kafka.readCommitted(EosCrashApp.kvOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> win = kafka.readCommitted(EosCrashApp.windowOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> ses = kafka.readCommitted(EosCrashApp.sessionOut(APP), PARTITIONS, 0, Duration.ofSeconds(60));
+            Map<String, List<Long>> kv =
+                    kafka.readCommitted(EosCrashApp.kvOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> win =
+                    kafka.readCommitted(EosCrashApp.windowOut(APP), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> ses =
+                    kafka.readCommitted(EosCrashApp.sessionOut(APP), PARTITIONS, 0, Duration.ofSeconds(60));
             List<String> problems = input.checkExactlyOnce(kv, win, ses);
             if (!problems.isEmpty()) kafka.showLogs(APP);
             assertTrue(problems.isEmpty(), "output is not exactly-once:\n  " + String.join("\n  ", problems));

@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TxnStores;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Metric;
@@ -52,17 +49,24 @@ class StoreMetricsTest {
         kafka = BrokerFixture.start("metrics");
         kafka.createTopics(1, INPUT);
         StreamsBuilder builder = new StreamsBuilder();
-        KGroupedStream<String, String> grouped =
-                builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String())).groupByKey();
+        KGroupedStream<String, String> grouped = builder.stream(INPUT, Consumed.with(Serdes.String(), Serdes.String()))
+                .groupByKey();
         grouped.count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore(KV))
-                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .withKeySerde(Serdes.String())
+                .withValueSerde(Serdes.Long()));
         grouped.windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1)))
-                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(WINDOW,
-                                Duration.ofHours(1), Duration.ofMinutes(1), false))
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
-        streams = kafka.startEosApp(APP, builder.build(), Map.of(
-                StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG, "DEBUG",
-                StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1));
+                .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedWindowStore(
+                                WINDOW, Duration.ofHours(1), Duration.ofMinutes(1), false))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
+        streams = kafka.startEosApp(
+                APP,
+                builder.build(),
+                Map.of(
+                        StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG,
+                        "DEBUG",
+                        StreamsConfig.NUM_STREAM_THREADS_CONFIG,
+                        1));
     }
 
     @AfterAll
@@ -84,7 +88,8 @@ class StoreMetricsTest {
     }
 
     static long count(String word) {
-        ReadOnlyKeyValueStore<String, Long> kv = streams.store(StoreQueryParameters.fromNameAndType(KV, QueryableStoreTypes.keyValueStore()));
+        ReadOnlyKeyValueStore<String, Long> kv =
+                streams.store(StoreQueryParameters.fromNameAndType(KV, QueryableStoreTypes.keyValueStore()));
         Long n = kv.get(word);
         return n == null ? 0 : n;
     }
@@ -102,7 +107,8 @@ class StoreMetricsTest {
     }
 
     static double value(Map<String, Metric> metrics, String name) {
-        Metric metric = Optional.ofNullable(metrics.get(name)).orElseThrow(() -> new AssertionError("no metric " + name + " in " + metrics.keySet()));
+        Metric metric = Optional.ofNullable(metrics.get(name))
+                .orElseThrow(() -> new AssertionError("no metric " + name + " in " + metrics.keySet()));
         return ((Number) metric.metricValue()).doubleValue();
     }
 
@@ -112,14 +118,21 @@ class StoreMetricsTest {
         BrokerFixture.await("counts of 5", Duration.ofSeconds(60), () -> count("word-" + (WORDS - 1)) == 5);
         // Interactive queries see staged writes: wait until a commit has carried them into RocksDB's
         // data (the memtables hold the store's value format from its open on, so their size is no sign).
-        BrokerFixture.await("a commit carrying data in " + KV, Duration.ofSeconds(60),
+        BrokerFixture.await(
+                "a commit carrying data in " + KV,
+                Duration.ofSeconds(60),
                 () -> value(storeMetrics("txn-rocksdb-state-id", KV), "estimate-num-keys") > 0);
         Map<String, Metric> kv = storeMetrics("txn-rocksdb-state-id", KV);
         MetricName any = streams.metrics().keySet().stream()
-                .filter(n -> n.group().equals(GROUP) && KV.equals(n.tags().get("txn-rocksdb-state-id")) && n.name().equals("commit-total"))
-                .findFirst().orElseThrow(() -> new AssertionError("no commit-total for " + KV + ": " + kv.keySet()));
+                .filter(n -> n.group().equals(GROUP)
+                        && KV.equals(n.tags().get("txn-rocksdb-state-id"))
+                        && n.name().equals("commit-total"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no commit-total for " + KV + ": " + kv.keySet()));
         assertEquals("0_0", any.tags().get("task-id"));
-        assertTrue(any.tags().get("thread-id").contains("StreamThread-1"), any.tags().toString());
+        assertTrue(
+                any.tags().get("thread-id").contains("StreamThread-1"),
+                any.tags().toString());
 
         double commits = value(kv, "commit-total");
         assertTrue(commits > 0, "commits recorded");
@@ -142,18 +155,24 @@ class StoreMetricsTest {
 
         produce(5);
         BrokerFixture.await("counts of 10", Duration.ofSeconds(60), () -> count("word-" + (WORDS - 1)) == 10);
-        BrokerFixture.await("commit count growing", Duration.ofSeconds(30),
+        BrokerFixture.await(
+                "commit count growing",
+                Duration.ofSeconds(30),
                 () -> value(storeMetrics("txn-rocksdb-state-id", KV), "commit-total") > commits);
 
         Optional<String> removed = streams.removeStreamThread(Duration.ofSeconds(60));
         assertTrue(removed.isPresent(), "the only stream thread was removed");
-        BrokerFixture.await("store metrics removed", Duration.ofSeconds(30),
-                () -> storeMetrics("txn-rocksdb-state-id", KV).isEmpty() && storeMetrics("txn-rocksdb-window-state-id", WINDOW).isEmpty());
+        BrokerFixture.await(
+                "store metrics removed",
+                Duration.ofSeconds(30),
+                () -> storeMetrics("txn-rocksdb-state-id", KV).isEmpty()
+                        && storeMetrics("txn-rocksdb-window-state-id", WINDOW).isEmpty());
     }
 
     static String describe(Map<String, Metric> metrics) {
         StringBuilder out = new StringBuilder();
-        metrics.forEach((name, metric) -> out.append("\n    ").append(name).append(" = ").append(metric.metricValue()));
+        metrics.forEach((name, metric) ->
+                out.append("\n    ").append(name).append(" = ").append(metric.metricValue()));
         return out.toString();
     }
 }

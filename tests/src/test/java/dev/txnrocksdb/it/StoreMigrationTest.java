@@ -56,7 +56,7 @@ class StoreMigrationTest {
             kafka.awaitGroupCaughtUp(appId, EosCrashApp.INPUT, PARTITIONS, CATCH_UP);
             long restored = app.restoredTotal();
             say("[" + appId + "] on " + (txn ? "txn-rocksdb" : "built-in RocksDB") + " stores: restored " + restored
-                + " changelog records at start" + app.restoredDetail());
+                    + " changelog records at start" + app.restoredDetail());
             return restored;
         } catch (Exception | AssertionError e) {
             kafka.showLogs(appId);
@@ -79,10 +79,13 @@ class StoreMigrationTest {
         String up = "migrate-to-ours";
         String down = "migrate-to-built-in";
         for (String appId : List.of(up, down)) {
-            kafka.createTopics(PARTITIONS, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
+            kafka.createTopics(
+                    PARTITIONS, EosCrashApp.kvOut(appId), EosCrashApp.windowOut(appId), EosCrashApp.sessionOut(appId));
         }
-        String upState = Files.createDirectories(kafka.tmp.resolve(up + "-state")).toString();
-        String downState = Files.createDirectories(kafka.tmp.resolve(down + "-state")).toString();
+        String upState =
+                Files.createDirectories(kafka.tmp.resolve(up + "-state")).toString();
+        String downState =
+                Files.createDirectories(kafka.tmp.resolve(down + "-state")).toString();
 
         input.produceUpTo(kafka, RECORDS / 2);
         runUntilCaughtUp(up, upState, false);
@@ -98,15 +101,20 @@ class StoreMigrationTest {
         long downRestored = runUntilCaughtUp(down, downState, false);
 
         for (String appId : List.of(up, down)) {
-            Map<String, List<Long>> kv = kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> win = kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
-            Map<String, List<Long>> ses = kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60));
+            Map<String, List<Long>> kv =
+                    kafka.readCommitted(EosCrashApp.kvOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> win =
+                    kafka.readCommitted(EosCrashApp.windowOut(appId), PARTITIONS, RECORDS, Duration.ofSeconds(60));
+            Map<String, List<Long>> ses =
+                    kafka.readCommitted(EosCrashApp.sessionOut(appId), PARTITIONS, 0, Duration.ofSeconds(60));
             List<String> problems = input.checkExactlyOnce(kv, win, ses);
             if (!problems.isEmpty()) {
                 kafka.showLogs(appId);
             }
-            assertTrue(problems.isEmpty(), appId + ": the counts after switching stores are not those of one run:\n  "
-                + String.join("\n  ", problems));
+            assertTrue(
+                    problems.isEmpty(),
+                    appId + ": the counts after switching stores are not those of one run:\n  "
+                            + String.join("\n  ", problems));
         }
         // The new stores held nothing: the state can only have come back through a restore.
         assertTrue(upRestored > 0, "built-in -> ours restored nothing");

@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code delayMs} before its first byte. Its threads are daemons; {@link #close()} stops it.
  */
 final class UnreliableProxy implements AutoCloseable {
-    enum Mode { FORWARD, SILENT, SLOW }
+    enum Mode {
+        FORWARD,
+        SILENT,
+        SLOW
+    }
 
     private final ServerSocket listener;
     private final int target;
@@ -94,7 +98,8 @@ final class UnreliableProxy implements AutoCloseable {
 
     /** Copies {@code from} to {@code to}, calling {@code beforeChunk} before forwarding each chunk. */
     private static void pump(Socket from, Socket to, Runnable beforeChunk) {
-        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        try (InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream()) {
             byte[] buffer = new byte[64 << 10];
             int read;
             while ((read = in.read(buffer)) >= 0) {

@@ -41,7 +41,10 @@ public final class VersionCheckApp {
         } catch (Throwable t) {
             StringBuilder out = new StringBuilder("PATH " + way + ": ");
             for (Throwable c = t; c != null; c = c.getCause()) {
-                out.append(c.getClass().getName()).append(": ").append(c.getMessage()).append(c.getCause() == null ? "" : " <- ");
+                out.append(c.getClass().getName())
+                        .append(": ")
+                        .append(c.getMessage())
+                        .append(c.getCause() == null ? "" : " <- ");
             }
             System.out.println(out);
         }

@@ -80,7 +80,9 @@ class VersionedStoreBrokerTest {
     private static final Duration HISTORY = Duration.ofMinutes(10);
     private static final Duration SEGMENT = Duration.ofMinutes(1);
     /** Event time of the earliest table update: recent, on a minute boundary; all updates fall within 5 minutes after. */
-    private static final long T = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofMinutes(15).toMillis();
+    private static final long T = System.currentTimeMillis() / 60_000 * 60_000
+            - Duration.ofMinutes(15).toMillis();
+
     private static final List<String> TABLE_KEYS = List.of("k0", "k1", "k2", "k3", "k4", "k5");
     /** Stream keys: the table's, plus one the table never has. */
     private static final List<String> STREAM_KEYS = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6");
@@ -101,13 +103,14 @@ class VersionedStoreBrokerTest {
 
     private static Topology topology() {
         StreamsBuilder builder = new StreamsBuilder();
-        KTable<String, String> table = builder.table(TABLE,
-            Materialized.<String, String>as(TxnStores.persistentVersionedKeyValueStore(STORE, HISTORY, SEGMENT))
-                .withKeySerde(Serdes.String())
-                .withValueSerde(Serdes.String()));
+        KTable<String, String> table = builder.table(
+                TABLE,
+                Materialized.<String, String>as(TxnStores.persistentVersionedKeyValueStore(STORE, HISTORY, SEGMENT))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.String()));
         builder.stream(STREAM, Consumed.with(Serdes.String(), Serdes.String()))
-            .join(table, (streamValue, tableValue) -> streamValue + "+" + tableValue)
-            .to(OUTPUT, Produced.with(Serdes.String(), Serdes.String()));
+                .join(table, (streamValue, tableValue) -> streamValue + "+" + tableValue)
+                .to(OUTPUT, Produced.with(Serdes.String(), Serdes.String()));
         return builder.build();
     }
 
@@ -133,23 +136,34 @@ class VersionedStoreBrokerTest {
             Map<TopicPartition, Long> changelogRecords;
             try {
                 kafka.awaitGroupCaughtUp(APP, TABLE, PARTITIONS, Duration.ofSeconds(30));
-                awaitEquals("IQv2 versions (READ_UNCOMMITTED)", Duration.ofSeconds(20), expectedQueries,
-                    () -> queried(streams, IsolationLevel.READ_UNCOMMITTED, probes));
-                awaitEquals("IQv2 versions (READ_COMMITTED)", Duration.ofSeconds(20), expectedQueries,
-                    () -> queried(streams, IsolationLevel.READ_COMMITTED, probes));
+                awaitEquals(
+                        "IQv2 versions (READ_UNCOMMITTED)",
+                        Duration.ofSeconds(20),
+                        expectedQueries,
+                        () -> queried(streams, IsolationLevel.READ_UNCOMMITTED, probes));
+                awaitEquals(
+                        "IQv2 versions (READ_COMMITTED)",
+                        Duration.ofSeconds(20),
+                        expectedQueries,
+                        () -> queried(streams, IsolationLevel.READ_COMMITTED, probes));
                 BrokerFixture.say("versioned: " + expectedQueries.size() + " IQv2 queries answered as expected at "
-                    + BrokerFixture.ms(start) + " ms");
+                        + BrokerFixture.ms(start) + " ms");
 
                 produce(kafka, streamBatch1, STREAM);
                 kafka.awaitGroupCaughtUp(APP, STREAM, PARTITIONS, Duration.ofSeconds(30));
                 Map<String, List<String>> expectedJoin = expectedJoin(updates, streamBatch1);
-                int expectedCount = expectedJoin.values().stream().mapToInt(List::size).sum();
-                assertTrue(expectedCount > 40 && expectedCount < streamBatch1.size(),
-                    "the test joins some stream records and not others: " + expectedCount + " of " + streamBatch1.size());
-                assertEquals(expectedJoin, byKey(readCommitted(kafka, OUTPUT, expectedCount, true)),
-                    "join output: each stream record joined with the table version valid at its timestamp");
+                int expectedCount =
+                        expectedJoin.values().stream().mapToInt(List::size).sum();
+                assertTrue(
+                        expectedCount > 40 && expectedCount < streamBatch1.size(),
+                        "the test joins some stream records and not others: " + expectedCount + " of "
+                                + streamBatch1.size());
+                assertEquals(
+                        expectedJoin,
+                        byKey(readCommitted(kafka, OUTPUT, expectedCount, true)),
+                        "join output: each stream record joined with the table version valid at its timestamp");
                 BrokerFixture.say("versioned: " + expectedCount + " of " + streamBatch1.size()
-                    + " stream records joined as expected at " + BrokerFixture.ms(start) + " ms");
+                        + " stream records joined as expected at " + BrokerFixture.ms(start) + " ms");
 
                 changelogRecords = assertChangelog(kafka, updates);
             } finally {
@@ -165,13 +179,19 @@ class VersionedStoreBrokerTest {
             Map<TopicPartition, Long> restored = new ConcurrentHashMap<>();
             KafkaStreams restarted = startApp(kafka, overrides, restored);
             try {
-                awaitEquals("IQv2 versions restored from the changelog (READ_UNCOMMITTED)", Duration.ofSeconds(30),
-                    expectedQueries, () -> queried(restarted, IsolationLevel.READ_UNCOMMITTED, probes));
-                awaitEquals("IQv2 versions restored from the changelog (READ_COMMITTED)", Duration.ofSeconds(20),
-                    expectedQueries, () -> queried(restarted, IsolationLevel.READ_COMMITTED, probes));
+                awaitEquals(
+                        "IQv2 versions restored from the changelog (READ_UNCOMMITTED)",
+                        Duration.ofSeconds(30),
+                        expectedQueries,
+                        () -> queried(restarted, IsolationLevel.READ_UNCOMMITTED, probes));
+                awaitEquals(
+                        "IQv2 versions restored from the changelog (READ_COMMITTED)",
+                        Duration.ofSeconds(20),
+                        expectedQueries,
+                        () -> queried(restarted, IsolationLevel.READ_COMMITTED, probes));
                 assertEquals(changelogRecords, restored, "records restored per changelog partition");
                 BrokerFixture.say("versioned: restored " + restored + " from " + CHANGELOG
-                    + "; IQv2 answered as before at " + BrokerFixture.ms(start) + " ms");
+                        + "; IQv2 answered as before at " + BrokerFixture.ms(start) + " ms");
 
                 // new stream records join against the restored history (as-of lookups into its segments)
                 List<Rec> streamBatch2 = streamRecords(new Random(914), updates).subList(0, 60);
@@ -182,10 +202,14 @@ class VersionedStoreBrokerTest {
                 List<Rec> allStream = new ArrayList<>(streamBatch1);
                 allStream.addAll(renamed);
                 Map<String, List<String>> expectedJoin = expectedJoin(updates, allStream);
-                int expectedCount = expectedJoin.values().stream().mapToInt(List::size).sum();
-                assertEquals(expectedJoin, byKey(readCommitted(kafka, OUTPUT, expectedCount, true)),
-                    "join output after the restore: earlier results once, new ones against the restored versions");
-                BrokerFixture.say("versioned: joined after the restore as expected at " + BrokerFixture.ms(start) + " ms");
+                int expectedCount =
+                        expectedJoin.values().stream().mapToInt(List::size).sum();
+                assertEquals(
+                        expectedJoin,
+                        byKey(readCommitted(kafka, OUTPUT, expectedCount, true)),
+                        "join output after the restore: earlier results once, new ones against the restored versions");
+                BrokerFixture.say(
+                        "versioned: joined after the restore as expected at " + BrokerFixture.ms(start) + " ms");
             } finally {
                 closeLeavingGroup(restarted);
                 restarted.cleanUp();
@@ -260,7 +284,8 @@ class VersionedStoreBrokerTest {
         }
         Collections.shuffle(out, random);
         List<Rec> named = new ArrayList<>();
-        for (int i = 0; i < out.size(); i++) named.add(new Rec(out.get(i).key(), "s" + i, out.get(i).ts()));
+        for (int i = 0; i < out.size(); i++)
+            named.add(new Rec(out.get(i).key(), "s" + i, out.get(i).ts()));
         return named;
     }
 
@@ -299,7 +324,9 @@ class VersionedStoreBrokerTest {
         Map<String, List<String>> out = new TreeMap<>();
         for (Rec s : stream) {
             Version v = versionAt(versions(updates, s.key()), s.ts());
-            if (v != null) out.computeIfAbsent(s.key(), k -> new ArrayList<>()).add(s.value() + "+" + v.value() + "@" + rel(s.ts()));
+            if (v != null)
+                out.computeIfAbsent(s.key(), k -> new ArrayList<>())
+                        .add(s.value() + "+" + v.value() + "@" + rel(s.ts()));
         }
         return out;
     }
@@ -332,7 +359,11 @@ class VersionedStoreBrokerTest {
             List<Version> descending = new ArrayList<>(versions);
             Collections.reverse(descending);
             out.put(key + " descending", renderAll(descending));
-            out.put(key + " partial", renderAll(versions.stream().filter(v -> v.overlaps(PARTIAL_FROM, PARTIAL_TO)).toList()));
+            out.put(
+                    key + " partial",
+                    renderAll(versions.stream()
+                            .filter(v -> v.overlaps(PARTIAL_FROM, PARTIAL_TO))
+                            .toList()));
         }
         return out;
     }
@@ -343,22 +374,39 @@ class VersionedStoreBrokerTest {
      * The answers of the store's IQv2 queries, described as in {@link #expectedQueries}: for every key, the
      * latest version, the version as of each of its probe times, and its versions in a time range.
      */
-    private static Map<String, String> queried(KafkaStreams streams, IsolationLevel isolation, Map<String, List<Long>> probes) {
+    private static Map<String, String> queried(
+            KafkaStreams streams, IsolationLevel isolation, Map<String, List<Long>> probes) {
         Map<String, String> out = new TreeMap<>();
         for (String key : STREAM_KEYS) {
             out.put(key + " latest", versioned(streams, isolation, VersionedKeyQuery.<String, String>withKey(key)));
             for (long t : probes.get(key)) {
-                out.put(key + " asOf " + rel(t),
-                    versioned(streams, isolation, VersionedKeyQuery.<String, String>withKey(key).asOf(Instant.ofEpochMilli(t))));
+                out.put(
+                        key + " asOf " + rel(t),
+                        versioned(
+                                streams,
+                                isolation,
+                                VersionedKeyQuery.<String, String>withKey(key).asOf(Instant.ofEpochMilli(t))));
             }
             Map<String, MultiVersionedKeyQuery<String, String>> multi = new TreeMap<>();
             multi.put("all", MultiVersionedKeyQuery.<String, String>withKey(key).withAscendingTimestamps());
-            multi.put("ascending", MultiVersionedKeyQuery.<String, String>withKey(key)
-                .fromTime(Instant.ofEpochMilli(T - 3_600_000L)).toTime(Instant.ofEpochMilli(T + 3_600_000L)).withAscendingTimestamps());
-            multi.put("descending", MultiVersionedKeyQuery.<String, String>withKey(key)
-                .fromTime(Instant.ofEpochMilli(T - 3_600_000L)).toTime(Instant.ofEpochMilli(T + 3_600_000L)).withDescendingTimestamps());
-            multi.put("partial", MultiVersionedKeyQuery.<String, String>withKey(key)
-                .fromTime(Instant.ofEpochMilli(PARTIAL_FROM)).toTime(Instant.ofEpochMilli(PARTIAL_TO)).withAscendingTimestamps());
+            multi.put(
+                    "ascending",
+                    MultiVersionedKeyQuery.<String, String>withKey(key)
+                            .fromTime(Instant.ofEpochMilli(T - 3_600_000L))
+                            .toTime(Instant.ofEpochMilli(T + 3_600_000L))
+                            .withAscendingTimestamps());
+            multi.put(
+                    "descending",
+                    MultiVersionedKeyQuery.<String, String>withKey(key)
+                            .fromTime(Instant.ofEpochMilli(T - 3_600_000L))
+                            .toTime(Instant.ofEpochMilli(T + 3_600_000L))
+                            .withDescendingTimestamps());
+            multi.put(
+                    "partial",
+                    MultiVersionedKeyQuery.<String, String>withKey(key)
+                            .fromTime(Instant.ofEpochMilli(PARTIAL_FROM))
+                            .toTime(Instant.ofEpochMilli(PARTIAL_TO))
+                            .withAscendingTimestamps());
             for (Map.Entry<String, MultiVersionedKeyQuery<String, String>> q : multi.entrySet()) {
                 out.put(key + " " + q.getKey(), multiVersioned(streams, isolation, q.getValue()));
             }
@@ -367,9 +415,10 @@ class VersionedStoreBrokerTest {
     }
 
     /** The rendered version a key query returns (over every partition: at most one may have it), or why it did not answer. */
-    private static String versioned(KafkaStreams streams, IsolationLevel isolation, VersionedKeyQuery<String, String> query) {
-        StateQueryResult<VersionedRecord<String>> result = streams.query(StateQueryRequest.inStore(STORE)
-            .withQuery(query).withIsolationLevel(isolation));
+    private static String versioned(
+            KafkaStreams streams, IsolationLevel isolation, VersionedKeyQuery<String, String> query) {
+        StateQueryResult<VersionedRecord<String>> result =
+                streams.query(StateQueryRequest.inStore(STORE).withQuery(query).withIsolationLevel(isolation));
         Map<Integer, QueryResult<VersionedRecord<String>>> partitions = result.getPartitionResults();
         if (partitions.size() != PARTITIONS) return "answered by partitions " + partitions.keySet();
         List<VersionedRecord<String>> found = new ArrayList<>();
@@ -382,9 +431,10 @@ class VersionedStoreBrokerTest {
     }
 
     /** The rendered versions a multi-versioned query returns (over every partition: at most one may have some), or why not. */
-    private static String multiVersioned(KafkaStreams streams, IsolationLevel isolation, MultiVersionedKeyQuery<String, String> query) {
-        StateQueryResult<VersionedRecordIterator<String>> result = streams.query(StateQueryRequest.inStore(STORE)
-            .withQuery(query).withIsolationLevel(isolation));
+    private static String multiVersioned(
+            KafkaStreams streams, IsolationLevel isolation, MultiVersionedKeyQuery<String, String> query) {
+        StateQueryResult<VersionedRecordIterator<String>> result =
+                streams.query(StateQueryRequest.inStore(STORE).withQuery(query).withIsolationLevel(isolation));
         Map<Integer, QueryResult<VersionedRecordIterator<String>>> partitions = result.getPartitionResults();
         List<String> found = new ArrayList<>();
         int nonEmpty = 0;
@@ -404,7 +454,8 @@ class VersionedStoreBrokerTest {
     }
 
     private static String render(VersionedRecord<String> r) {
-        return r.value() + "@" + rel(r.timestamp()) + ".." + r.validTo().map(VersionedStoreBrokerTest::rel).orElse("");
+        return r.value() + "@" + rel(r.timestamp()) + ".."
+                + r.validTo().map(VersionedStoreBrokerTest::rel).orElse("");
     }
 
     private static String render(Version v) {
@@ -431,22 +482,26 @@ class VersionedStoreBrokerTest {
     // ---------------------------------------------------------------- Kafka helpers
 
     /** The app, with a restore listener that adds up the records restored into the store per changelog partition. */
-    private static KafkaStreams startApp(BrokerFixture kafka, Map<String, Object> overrides,
-                                         Map<TopicPartition, Long> restored) throws Exception {
+    private static KafkaStreams startApp(
+            BrokerFixture kafka, Map<String, Object> overrides, Map<TopicPartition, Long> restored) throws Exception {
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(kafka.tmp.resolve(APP + "-state")).toString());
+        p.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                Files.createDirectories(kafka.tmp.resolve(APP + "-state")).toString());
         p.putAll(overrides);
         KafkaStreams streams = new KafkaStreams(topology(), p);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
-            public void onRestoreStart(TopicPartition partition, String storeName, long startingOffset, long endingOffset) {}
+            public void onRestoreStart(
+                    TopicPartition partition, String storeName, long startingOffset, long endingOffset) {}
 
             @Override
-            public void onBatchRestored(TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {}
+            public void onBatchRestored(
+                    TopicPartition partition, String storeName, long batchEndOffset, long numRestored) {}
 
             @Override
             public void onRestoreEnd(TopicPartition partition, String storeName, long totalRestored) {
@@ -455,15 +510,18 @@ class VersionedStoreBrokerTest {
         });
         long t = System.nanoTime();
         streams.start();
-        BrokerFixture.await(APP + " RUNNING", Duration.ofSeconds(60), () -> streams.state() == KafkaStreams.State.RUNNING);
+        BrokerFixture.await(
+                APP + " RUNNING", Duration.ofSeconds(60), () -> streams.state() == KafkaStreams.State.RUNNING);
         BrokerFixture.say("versioned: app RUNNING in " + BrokerFixture.ms(t) + " ms");
         return streams;
     }
 
     /** Closes the app and leaves the group, so that the restarted one need not wait for its session to expire. */
     private static void closeLeavingGroup(KafkaStreams streams) {
-        assertTrue(streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-            .withTimeout(Duration.ofSeconds(30))), "closed in time");
+        assertTrue(
+                streams.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                        .withTimeout(Duration.ofSeconds(30))),
+                "closed in time");
     }
 
     /** Sends the records in order (one producer, key-partitioned like the topics' other side) and waits for every ack. */
@@ -481,8 +539,8 @@ class VersionedStoreBrokerTest {
      * {@code atLeast} arrived and the consumer reached the last stable offset; then, if {@code linger},
      * a second more (duplicates committed late would show up).
      */
-    private static List<ConsumerRecord<String, String>> readCommitted(BrokerFixture kafka, String topic, int atLeast,
-                                                                     boolean linger) {
+    private static List<ConsumerRecord<String, String>> readCommitted(
+            BrokerFixture kafka, String topic, int atLeast, boolean linger) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -504,8 +562,9 @@ class VersionedStoreBrokerTest {
                     if (atEnd) break;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new AssertionError(topic + ": only " + out.size() + " of " + atLeast + " records committed in 30 s: "
-                        + out.stream().map(r -> r.key() + "=" + r.value()).toList());
+                    throw new AssertionError(topic + ": only " + out.size() + " of " + atLeast
+                            + " records committed in 30 s: "
+                            + out.stream().map(r -> r.key() + "=" + r.value()).toList());
                 }
             }
             if (linger) {
@@ -536,22 +595,30 @@ class VersionedStoreBrokerTest {
         try (Admin admin = kafka.admin()) {
             assertTrue(admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(CHANGELOG), CHANGELOG + " exists");
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, CHANGELOG);
-            Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+            Config config = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(resource);
             assertEquals("compact", config.get("cleanup.policy").value(), CHANGELOG + " cleanup.policy");
-            assertEquals(String.valueOf(HISTORY.toMillis() + Duration.ofDays(1).toMillis()),
-                config.get("min.compaction.lag.ms").value(), CHANGELOG + " min.compaction.lag.ms");
+            assertEquals(
+                    String.valueOf(HISTORY.toMillis() + Duration.ofDays(1).toMillis()),
+                    config.get("min.compaction.lag.ms").value(),
+                    CHANGELOG + " min.compaction.lag.ms");
         }
         Map<String, List<String>> expected = new TreeMap<>();
-        for (Rec u : updates) expected.computeIfAbsent(u.key(), k -> new ArrayList<>()).add(u.value() + "@" + rel(u.ts()));
+        for (Rec u : updates)
+            expected.computeIfAbsent(u.key(), k -> new ArrayList<>()).add(u.value() + "@" + rel(u.ts()));
         List<ConsumerRecord<String, String>> records = readCommitted(kafka, CHANGELOG, updates.size(), false);
         assertEquals(expected, byKey(records), CHANGELOG + ": every table update, in order, at its timestamp");
         Map<TopicPartition, Long> perPartition = new HashMap<>();
-        for (ConsumerRecord<String, String> r : records) perPartition.merge(new TopicPartition(r.topic(), r.partition()), 1L, Long::sum);
+        for (ConsumerRecord<String, String> r : records)
+            perPartition.merge(new TopicPartition(r.topic(), r.partition()), 1L, Long::sum);
         return perPartition;
     }
 
     /** Polls {@code actual} every 100 ms until it equals {@code expected}; on timeout fails showing the last difference. */
-    private static <T> void awaitEquals(String what, Duration timeout, T expected, Supplier<T> actual) throws InterruptedException {
+    private static <T> void awaitEquals(String what, Duration timeout, T expected, Supplier<T> actual)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         AtomicLong polls = new AtomicLong();
         while (true) {

@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -24,7 +23,9 @@ final class WordInput {
      * Recent timestamps, so that the broker's time-based retention never deletes the input; at most 1 h
      * ahead of the clock (the broker's message.timestamp.after.max.ms) up to 180,000 records.
      */
-    static final long T0 = System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis();
+    static final long T0 =
+            System.currentTimeMillis() / 60_000 * 60_000 - Duration.ofHours(1).toMillis();
+
     static final long STEP_MS = 20;
 
     private final List<String[]> records; // {key, value}; timestamp = t0 + i * STEP_MS
@@ -107,7 +108,8 @@ final class WordInput {
     }
 
     /** Exactly-once: per key 1..n for KV and windows (no gap, no repeat), exactly the live sessions. */
-    List<String> checkExactlyOnce(Map<String, List<Long>> kv, Map<String, List<Long>> win, Map<String, List<Long>> ses) {
+    List<String> checkExactlyOnce(
+            Map<String, List<Long>> kv, Map<String, List<Long>> win, Map<String, List<Long>> ses) {
         List<String> problems = new ArrayList<>();
         sequenceCheck("kv", kv, expKv, problems);
         sequenceCheck("window", win, expWin, problems);
@@ -125,7 +127,8 @@ final class WordInput {
             }
             problems.add("session: " + gotSes.size() + " live sessions, expected " + expSes.size());
         }
-        BrokerFixture.say(String.format("  checked: kv %d keys, window %d keys, session %d live sessions (%d output keys)",
+        BrokerFixture.say(String.format(
+                "  checked: kv %d keys, window %d keys, session %d live sessions (%d output keys)",
                 expKv.size(), expWin.size(), expSes.size(), ses.size()));
         return problems;
     }
@@ -141,20 +144,25 @@ final class WordInput {
      * @param kvRestored records the KV store restored from its changelog over all restarts
      * @param winRestored the same for the window store
      */
-    List<String> checkAtLeastOnce(Map<String, List<Long>> kv, Map<String, List<Long>> win, long kvRestored,
-                                  long winRestored) {
+    List<String> checkAtLeastOnce(
+            Map<String, List<Long>> kv, Map<String, List<Long>> win, long kvRestored, long winRestored) {
         List<String> problems = new ArrayList<>();
         long kvGaps = atLeastOnceCheck("kv", kv, expKv, kvRestored, problems);
         long winGaps = atLeastOnceCheck("window", win, expWin, winRestored, problems);
-        BrokerFixture.say(String.format("  checked at-least-once: kv %d keys (%d count values missing from the output,"
-                        + " %d restored), window %d keys (%d missing, %d restored)", expKv.size(), kvGaps, kvRestored,
-                expWin.size(), winGaps, winRestored));
+        BrokerFixture.say(String.format(
+                "  checked at-least-once: kv %d keys (%d count values missing from the output,"
+                        + " %d restored), window %d keys (%d missing, %d restored)",
+                expKv.size(), kvGaps, kvRestored, expWin.size(), winGaps, winRestored));
         return problems;
     }
 
     /** The at-least-once check of one output; returns the number of count values 1..expected missing from it. */
-    private static long atLeastOnceCheck(String what, Map<String, List<Long>> got, Map<String, Long> expected,
-                                         long restored, List<String> problems) {
+    private static long atLeastOnceCheck(
+            String what,
+            Map<String, List<Long>> got,
+            Map<String, Long> expected,
+            long restored,
+            List<String> problems) {
         int before = problems.size();
         long gaps = 0;
         for (String k : union(got, expected)) {
@@ -178,13 +186,14 @@ final class WordInput {
     /** Output values beyond the exactly-once sequence (duplicates and over-counts), KV and windows. */
     static long surplus(Map<String, List<Long>> got, Map<String, Long> expected) {
         long n = 0;
-        for (Map.Entry<String, List<Long>> e : got.entrySet()) n += e.getValue().size() - expected.getOrDefault(e.getKey(), 0L);
+        for (Map.Entry<String, List<Long>> e : got.entrySet())
+            n += e.getValue().size() - expected.getOrDefault(e.getKey(), 0L);
         return n;
     }
 
     /** Exactly-once: per key the output is 1, 2, ..., expected. */
-    private static void sequenceCheck(String what, Map<String, List<Long>> got, Map<String, Long> expected,
-                                      List<String> problems) {
+    private static void sequenceCheck(
+            String what, Map<String, List<Long>> got, Map<String, Long> expected, List<String> problems) {
         int before = problems.size();
         for (String k : union(got, expected)) {
             List<Long> vs = got.getOrDefault(k, List.of());
@@ -198,7 +207,8 @@ final class WordInput {
     }
 
     private static String shorten(List<Long> vs) {
-        return vs.size() > 20 ? vs.subList(0, 10) + "...(" + vs.size() + " values, last " + vs.get(vs.size() - 1) + ")"
+        return vs.size() > 20
+                ? vs.subList(0, 10) + "...(" + vs.size() + " values, last " + vs.get(vs.size() - 1) + ")"
                 : vs.toString();
     }
 

@@ -163,7 +163,7 @@ public abstract class AbstractTxnStore<S extends NativeStore> implements Transac
      */
     @Override
     public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-        return StoreQueryUtils.handleBasicQueries(query, positionBound, config, this,
-            core.position(config.getIsolationLevel()), core.context());
+        return StoreQueryUtils.handleBasicQueries(
+                query, positionBound, config, this, core.position(config.getIsolationLevel()), core.context());
     }
 }

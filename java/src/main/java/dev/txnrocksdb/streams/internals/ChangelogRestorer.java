@@ -30,8 +30,11 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
      * @param consistencyEnabled whether to read positions from changelog headers
      * @param restoredRecords told the size of every batch restored (metrics)
      */
-    public ChangelogRestorer(Supplier<? extends NativeStore> store, PositionTracker positions,
-                             boolean consistencyEnabled, IntConsumer restoredRecords) {
+    public ChangelogRestorer(
+            Supplier<? extends NativeStore> store,
+            PositionTracker positions,
+            boolean consistencyEnabled,
+            IntConsumer restoredRecords) {
         this.store = store;
         this.positions = positions;
         this.consistencyEnabled = consistencyEnabled;

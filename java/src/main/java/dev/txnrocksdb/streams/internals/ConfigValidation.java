@@ -38,15 +38,24 @@ public final class ConfigValidation {
         Map<String, Object> ours = new HashMap<>();
         configs.forEach((key, value) -> {
             if (value != null && DEFINITION.names().contains(key)) {
-                ours.put(key, value instanceof TransactionStrategy ? ((TransactionStrategy) value).configName() : value);
+                ours.put(
+                        key, value instanceof TransactionStrategy ? ((TransactionStrategy) value).configName() : value);
             } else if (value != null && isStoreOptionsKey(key)) {
-                DEFINITION.configKeys().get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG).validator.ensureValid(key, value);
+                DEFINITION
+                        .configKeys()
+                        .get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG)
+                        .validator
+                        .ensureValid(key, value);
             } else if (value != null && isStoreSpillBytesKey(key)) {
                 storeSpillBytes(key, value);
             } else if (value != null && isSnapshotOptionKey(key)) {
                 snapshotOption(key, value);
             } else if (value != null && isStoreSnapshotLocationKey(key)) {
-                DEFINITION.configKeys().get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG).validator.ensureValid(key, value);
+                DEFINITION
+                        .configKeys()
+                        .get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG)
+                        .validator
+                        .ensureValid(key, value);
             }
         });
         for (String warning : warnings(configs)) {
@@ -60,19 +69,19 @@ public final class ConfigValidation {
     /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#ROCKSDB_OPTIONS_CONFIG}. */
     static boolean isStoreOptionsKey(String key) {
         return key.startsWith(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX)
-            && key.length() > TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length();
+                && key.length() > TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length();
     }
 
     /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#SECONDARY_STORE_SPILL_BYTES_CONFIG}. */
     static boolean isStoreSpillBytesKey(String key) {
         return key.startsWith(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX)
-            && key.length() > TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length();
+                && key.length() > TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length();
     }
 
     /** Whether {@code key} is an option of the snapshot location ({@link TxnRocksDBConfig#SNAPSHOT_OPTION_PREFIX}). */
     static boolean isSnapshotOptionKey(String key) {
         return key.startsWith(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX)
-            && key.length() > TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length();
+                && key.length() > TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length();
     }
 
     /**
@@ -83,10 +92,11 @@ public final class ConfigValidation {
      */
     static String snapshotOption(String key, Object value) {
         String text = value instanceof org.apache.kafka.common.config.types.Password
-            ? ((org.apache.kafka.common.config.types.Password) value).value() : value.toString();
+                ? ((org.apache.kafka.common.config.types.Password) value).value()
+                : value.toString();
         if (text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
-            throw new org.apache.kafka.common.config.ConfigException(key, "(not shown)", "A snapshot location option"
-                + " must be on one line");
+            throw new org.apache.kafka.common.config.ConfigException(
+                    key, "(not shown)", "A snapshot location option" + " must be on one line");
         }
         return text;
     }
@@ -94,7 +104,7 @@ public final class ConfigValidation {
     /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#SNAPSHOT_LOCATION_CONFIG}. */
     static boolean isStoreSnapshotLocationKey(String key) {
         return key.startsWith(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX)
-            && key.length() > TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length();
+                && key.length() > TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length();
     }
 
     /**
@@ -105,7 +115,8 @@ public final class ConfigValidation {
      *     negative value
      */
     static long storeSpillBytes(String key, Object value) {
-        ConfigDef.ConfigKey definition = DEFINITION.configKeys().get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
+        ConfigDef.ConfigKey definition =
+                DEFINITION.configKeys().get(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG);
         Object parsed = ConfigDef.parseType(key, value, definition.type);
         definition.validator.ensureValid(key, parsed);
         return (Long) parsed;
@@ -115,19 +126,27 @@ public final class ConfigValidation {
     static List<String> warnings(Map<String, ?> configs) {
         List<String> warnings = new ArrayList<>();
         new TreeMap<>(configs).forEach((key, value) -> {
-            if (key.startsWith(TxnRocksDBConfig.PREFIX) && !DEFINITION.names().contains(key) && !isStoreOptionsKey(key)
-                && !isStoreSpillBytesKey(key) && !isStoreSnapshotLocationKey(key) && !isSnapshotOptionKey(key)) {
-                warnings.add("Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
+            if (key.startsWith(TxnRocksDBConfig.PREFIX)
+                    && !DEFINITION.names().contains(key)
+                    && !isStoreOptionsKey(key)
+                    && !isStoreSpillBytesKey(key)
+                    && !isStoreSnapshotLocationKey(key)
+                    && !isSnapshotOptionKey(key)) {
+                warnings.add(
+                        "Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");
             }
         });
         Object setter = configs.get(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG);
         if (setter != null) {
             String name = setter instanceof Class ? ((Class<?>) setter).getName() : setter.toString();
-            warnings.add(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + "=" + name + " does not apply to txn-rocksdb"
-                + " stores (only to Kafka's own RocksDB stores): tune them with " + TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG
-                + " (or " + TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "<store name>), and set their shared memory budget"
-                + " with " + TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG + " and "
-                + TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+            warnings.add(
+                    StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG + "=" + name + " does not apply to txn-rocksdb"
+                            + " stores (only to Kafka's own RocksDB stores): tune them with "
+                            + TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG
+                            + " (or " + TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX
+                            + "<store name>), and set their shared memory budget"
+                            + " with " + TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG + " and "
+                            + TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
         }
         return warnings;
     }
@@ -141,7 +160,8 @@ public final class ConfigValidation {
         String rest = key.substring(TxnRocksDBConfig.PREFIX.length());
         List<String> candidates = new ArrayList<>();
         for (String candidate : new TreeMap<>(DEFINITION.configKeys()).keySet()) {
-            if (!rest.isEmpty() && candidate.substring(TxnRocksDBConfig.PREFIX.length()).contains(rest)) {
+            if (!rest.isEmpty()
+                    && candidate.substring(TxnRocksDBConfig.PREFIX.length()).contains(rest)) {
                 candidates.add(candidate);
             }
         }

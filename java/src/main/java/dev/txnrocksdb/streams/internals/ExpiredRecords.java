@@ -25,8 +25,9 @@ public final class ExpiredRecords {
     /** The reporter for a store initialized with {@code context}, on the calling (stream) thread. */
     public static ExpiredRecords forContext(StateStoreContext context) {
         if (context.metrics() instanceof StreamsMetricsImpl && context.taskId() != null) {
-            return new ExpiredRecords(TaskMetrics.droppedRecordsSensor(Thread.currentThread().getName(),
-                context.taskId().toString(), (StreamsMetricsImpl) context.metrics()));
+            return new ExpiredRecords(TaskMetrics.droppedRecordsSensor(
+                    Thread.currentThread().getName(), context.taskId().toString(), (StreamsMetricsImpl)
+                            context.metrics()));
         }
         return new ExpiredRecords(null);
     }

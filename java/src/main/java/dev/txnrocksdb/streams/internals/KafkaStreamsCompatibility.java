@@ -59,10 +59,13 @@ public final class KafkaStreamsCompatibility {
             if (m != null && m.find()) {
                 check(m.group(1), jar);
             } else {
-                // A shaded or repackaged jar without the resource: Kafka Streams needs the kafka-clients of its own version.
+                // A shaded or repackaged jar without the resource: Kafka Streams needs the kafka-clients of its own
+                // version.
                 String clients = versionProperty(KafkaStreams.class, "/kafka/kafka-version.properties");
-                check(clients == null ? "unknown" : clients, "kafka-clients' version, as Kafka Streams' jar (" + jar
-                    + ") has neither " + STREAMS_VERSION_RESOURCE.substring(1) + " nor a version in its name");
+                check(
+                        clients == null ? "unknown" : clients,
+                        "kafka-clients' version, as Kafka Streams' jar (" + jar + ") has neither "
+                                + STREAMS_VERSION_RESOURCE.substring(1) + " nor a version in its name");
             }
         }
         checked = true;
@@ -77,7 +80,10 @@ public final class KafkaStreamsCompatibility {
      */
     static void check(String version, String source) {
         if (version == null || version.isEmpty() || version.equals("unknown")) {
-            log.warn("txn-rocksdb supports Kafka Streams {}.x; cannot tell which version is on the class path ({})", SUPPORTED, source);
+            log.warn(
+                    "txn-rocksdb supports Kafka Streams {}.x; cannot tell which version is on the class path ({})",
+                    SUPPORTED,
+                    source);
             return;
         }
         if (!(version.equals(SUPPORTED) || version.startsWith(SUPPORTED + "."))) {
@@ -88,15 +94,21 @@ public final class KafkaStreamsCompatibility {
     /** What an application with Kafka Streams {@code version} is told, with the fix for each build. */
     static String message(String version, String source) {
         String v = BUILT_AGAINST;
-        return "txn-rocksdb-streams needs Kafka Streams " + SUPPORTED + ".x, but found Kafka Streams " + version + " (from " + source
-            + "): it uses Kafka Streams internals that change between minor versions, and API that " + SUPPORTED
-            + " added. Put kafka-streams and kafka-clients " + v + " on the class path (a framework's BOM often brings an older "
-            + "Kafka). Maven: manage org.apache.kafka:kafka-streams and org.apache.kafka:kafka-clients at " + v
-            + " in <dependencyManagement>, ahead of any BOM import. Gradle: implementation 'org.apache.kafka:kafka-streams:" + v
-            + "' and implementation 'org.apache.kafka:kafka-clients:" + v + "'. Spring Boot (Maven or Gradle): set the property "
-            + "kafka.version to " + v + " (<kafka.version>" + v + "</kafka.version>, or ext['kafka.version'] = '" + v + "'). Quarkus: "
-            + "org.apache.kafka:kafka-clients and org.apache.kafka:kafka-streams " + v + " in <dependencyManagement> ahead of the "
-            + "Quarkus BOM import.";
+        return "txn-rocksdb-streams needs Kafka Streams " + SUPPORTED + ".x, but found Kafka Streams " + version
+                + " (from " + source
+                + "): it uses Kafka Streams internals that change between minor versions, and API that " + SUPPORTED
+                + " added. Put kafka-streams and kafka-clients " + v
+                + " on the class path (a framework's BOM often brings an older "
+                + "Kafka). Maven: manage org.apache.kafka:kafka-streams and org.apache.kafka:kafka-clients at " + v
+                + " in <dependencyManagement>, ahead of any BOM import. Gradle: implementation 'org.apache.kafka:kafka-streams:"
+                + v
+                + "' and implementation 'org.apache.kafka:kafka-clients:" + v
+                + "'. Spring Boot (Maven or Gradle): set the property "
+                + "kafka.version to " + v + " (<kafka.version>" + v + "</kafka.version>, or ext['kafka.version'] = '"
+                + v + "'). Quarkus: "
+                + "org.apache.kafka:kafka-clients and org.apache.kafka:kafka-streams " + v
+                + " in <dependencyManagement> ahead of the "
+                + "Quarkus BOM import.";
     }
 
     /** The {@code version} entry of a resource seen from {@code anchor}'s jar and class loader; null without it. */

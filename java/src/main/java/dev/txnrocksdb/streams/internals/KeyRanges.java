@@ -20,9 +20,9 @@ public final class KeyRanges {
             return false;
         }
         log.warn("Returning empty iterator for fetch with invalid key range: from > to. "
-            + "This may be due to range arguments set in the wrong order, "
-            + "or serdes that don't preserve ordering when lexicographically comparing the serialized bytes. "
-            + "Note that the built-in numerical serdes do not follow this for negative numbers");
+                + "This may be due to range arguments set in the wrong order, "
+                + "or serdes that don't preserve ordering when lexicographically comparing the serialized bytes. "
+                + "Note that the built-in numerical serdes do not follow this for negative numbers");
         return true;
     }
 

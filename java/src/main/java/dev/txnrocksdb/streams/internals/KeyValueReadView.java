@@ -77,7 +77,8 @@ public final class KeyValueReadView implements ReadOnlyKeyValueStore<Bytes, byte
         if (KeyRanges.isInvertedRange(from, to, log)) {
             return new EmptyKeyValueIterator<>();
         }
-        return store.get().newIterator(from == null ? null : from.get(), to == null ? null : to.get(), true, reverse,
-            committedOnly);
+        return store.get()
+                .newIterator(
+                        from == null ? null : from.get(), to == null ? null : to.get(), true, reverse, committedOnly);
     }
 }

@@ -17,12 +17,16 @@ final class MemoryBudget {
         }
         attempted = true;
         if (NativeLibrary.configureMemory(blockCacheBytes, writeBufferBytes)) {
-            log.info("txn-rocksdb memory budget: block cache {} bytes, write buffers {} bytes (charged to the cache)",
-                blockCacheBytes, writeBufferBytes);
+            log.info(
+                    "txn-rocksdb memory budget: block cache {} bytes, write buffers {} bytes (charged to the cache)",
+                    blockCacheBytes,
+                    writeBufferBytes);
         } else {
-            log.warn("txn-rocksdb memory budget (block cache {} bytes, write buffers {} bytes) ignored: a store of this"
-                + " process opened before it was configured, and the budget is fixed at the first open",
-                blockCacheBytes, writeBufferBytes);
+            log.warn(
+                    "txn-rocksdb memory budget (block cache {} bytes, write buffers {} bytes) ignored: a store of this"
+                            + " process opened before it was configured, and the budget is fixed at the first open",
+                    blockCacheBytes,
+                    writeBufferBytes);
         }
     }
 }

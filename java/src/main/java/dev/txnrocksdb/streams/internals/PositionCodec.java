@@ -30,8 +30,10 @@ public final class PositionCodec {
         for (String topic : topics) {
             byte[] name = topic.getBytes(StandardCharsets.UTF_8);
             names.add(name);
-            size += Integer.BYTES + name.length + Integer.BYTES
-                + position.getPartitionPositions(topic).size() * (Integer.BYTES + Long.BYTES);
+            size += Integer.BYTES
+                    + name.length
+                    + Integer.BYTES
+                    + position.getPartitionPositions(topic).size() * (Integer.BYTES + Long.BYTES);
         }
         ByteBuffer out = ByteBuffer.allocate(size);
         out.put(VERSION).putInt(topics.size());
@@ -57,7 +59,7 @@ public final class PositionCodec {
             byte version = in.get();
             if (version != VERSION) {
                 throw new ProcessorStateException("Unknown version " + version + " of the committed position of store "
-                    + storeName + "; this library writes version " + VERSION);
+                        + storeName + "; this library writes version " + VERSION);
             }
             // Counts and lengths come from disk: a damaged one must be an error, not a huge allocation.
             int topicCount = count(in, Integer.BYTES * 2, "topic count", bytes, storeName);
@@ -91,7 +93,8 @@ public final class PositionCodec {
     }
 
     private static ProcessorStateException malformed(byte[] bytes, String storeName, String detail, Throwable cause) {
-        return new ProcessorStateException("Malformed committed position of store " + storeName + " (" + bytes.length
-            + " bytes: " + detail + ")", cause);
+        return new ProcessorStateException(
+                "Malformed committed position of store " + storeName + " (" + bytes.length + " bytes: " + detail + ")",
+                cause);
     }
 }

@@ -27,6 +27,7 @@ public final class SegmentedKeys {
     public static final int WINDOW_SUFFIX = Long.BYTES + Integer.BYTES;
     /** Length of the session key suffix: end and start. */
     public static final int SESSION_SUFFIX = 2 * Long.BYTES;
+
     private SegmentedKeys() {}
 
     // ---------------------------------------------------------------- window keys

@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.apache.kafka.common.utils.Bytes;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.ReadOnlySessionStore;
@@ -41,29 +40,28 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, long earliestSessionEndTime,
-                                                                  long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         Objects.requireNonNull(key, "key cannot be null");
         return sessions(key.get(), key.get(), earliestSessionEndTime, latestSessionStartTime, false);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, long earliestSessionEndTime,
-                                                                          long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         Objects.requireNonNull(key, "key cannot be null");
         return sessions(key.get(), key.get(), earliestSessionEndTime, latestSessionStartTime, true);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
-                                                                  long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
         return keyRange(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, false);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo,
-                                                                          long earliestSessionEndTime,
-                                                                          long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
         return keyRange(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, true);
     }
 
@@ -107,59 +105,77 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
      * ({@link NativeSessionStore#newTimeRangeIterator}); this view applies Kafka's byte bounds and
      * sorts them into Kafka's order.
      */
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            long earliestSessionEndTime, long latestSessionEndTime) {
         byte[] lowerBound = timeFirstBound(Math.max(0L, earliestSessionEndTime));
         byte[] upperBound = timeFirstBound(Math.max(0L, latestSessionEndTime + 1));
-        NativeIterator source = store.get().newTimeRangeIterator(earliestSessionEndTime, latestSessionEndTime,
-            committedOnly);
-        SortedEntries entries = new SortedEntries(source, entry -> {
-            byte[] order = SegmentedKeys.timeFirstSessionOrder(entry.key.get());
-            boolean inRange = Arrays.compareUnsigned(order, lowerBound) >= 0 && Arrays.compareUnsigned(order, upperBound) <= 0;
-            return inRange ? entry : null;
-        }, SegmentedKeys::timeFirstSessionOrder, false);
+        NativeIterator source =
+                store.get().newTimeRangeIterator(earliestSessionEndTime, latestSessionEndTime, committedOnly);
+        SortedEntries entries = new SortedEntries(
+                source,
+                entry -> {
+                    byte[] order = SegmentedKeys.timeFirstSessionOrder(entry.key.get());
+                    boolean inRange = Arrays.compareUnsigned(order, lowerBound) >= 0
+                            && Arrays.compareUnsigned(order, upperBound) <= 0;
+                    return inRange ? entry : null;
+                },
+                SegmentedKeys::timeFirstSessionOrder,
+                false);
         return new StoreKeyIterator<>(source, entries, SegmentedKeys::sessionWindowedKey);
     }
 
     /** Kafka's {@code TimeFirstSessionKeySchema.lowerRangeFixedSize(null, end)} without its prefix: {@code [end][start=0]}. */
     private static byte[] timeFirstBound(long end) {
-        return ByteBuffer.allocate(SegmentedKeys.SESSION_SUFFIX).putLong(end).putLong(0L).array();
+        return ByteBuffer.allocate(SegmentedKeys.SESSION_SUFFIX)
+                .putLong(end)
+                .putLong(0L)
+                .array();
     }
 
     // ---------------------------------------------------------------- Instant overloads
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, Instant earliestSessionEndTime,
-                                                                  Instant latestSessionStartTime) {
-        return findSessions(key, millis(earliestSessionEndTime, "earliestSessionEndTime"),
-            millis(latestSessionStartTime, "latestSessionStartTime"));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes key, Instant earliestSessionEndTime, Instant latestSessionStartTime) {
+        return findSessions(
+                key,
+                millis(earliestSessionEndTime, "earliestSessionEndTime"),
+                millis(latestSessionStartTime, "latestSessionStartTime"));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, Instant earliestSessionEndTime,
-                                                                          Instant latestSessionStartTime) {
-        return backwardFindSessions(key, millis(earliestSessionEndTime, "earliestSessionEndTime"),
-            millis(latestSessionStartTime, "latestSessionStartTime"));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes key, Instant earliestSessionEndTime, Instant latestSessionStartTime) {
+        return backwardFindSessions(
+                key,
+                millis(earliestSessionEndTime, "earliestSessionEndTime"),
+                millis(latestSessionStartTime, "latestSessionStartTime"));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo,
-                                                                  Instant earliestSessionEndTime,
-                                                                  Instant latestSessionStartTime) {
-        return findSessions(keyFrom, keyTo, millis(earliestSessionEndTime, "earliestSessionEndTime"),
-            millis(latestSessionStartTime, "latestSessionStartTime"));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes keyFrom, Bytes keyTo, Instant earliestSessionEndTime, Instant latestSessionStartTime) {
+        return findSessions(
+                keyFrom,
+                keyTo,
+                millis(earliestSessionEndTime, "earliestSessionEndTime"),
+                millis(latestSessionStartTime, "latestSessionStartTime"));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo,
-                                                                          Instant earliestSessionEndTime,
-                                                                          Instant latestSessionStartTime) {
-        return backwardFindSessions(keyFrom, keyTo, millis(earliestSessionEndTime, "earliestSessionEndTime"),
-            millis(latestSessionStartTime, "latestSessionStartTime"));
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes keyFrom, Bytes keyTo, Instant earliestSessionEndTime, Instant latestSessionStartTime) {
+        return backwardFindSessions(
+                keyFrom,
+                keyTo,
+                millis(earliestSessionEndTime, "earliestSessionEndTime"),
+                millis(latestSessionStartTime, "latestSessionStartTime"));
     }
 
     @Override
     public byte[] fetchSession(Bytes key, Instant sessionStartTime, Instant sessionEndTime) {
-        return fetchSession(key, millis(sessionStartTime, "sessionStartTime"), millis(sessionEndTime, "sessionEndTime"));
+        return fetchSession(
+                key, millis(sessionStartTime, "sessionStartTime"), millis(sessionEndTime, "sessionEndTime"));
     }
 
     // ---------------------------------------------------------------- helpers
@@ -168,19 +184,23 @@ public final class SessionReadView implements ReadOnlySessionStore<Bytes, byte[]
         return validateMillisecondInstant(instant, prepareMillisCheckFailMsgPrefix(instant, name));
     }
 
-    private KeyValueIterator<Windowed<Bytes>, byte[]> keyRange(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
-                                                               long latestSessionStartTime, boolean reverse) {
+    private KeyValueIterator<Windowed<Bytes>, byte[]> keyRange(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime, boolean reverse) {
         if (KeyRanges.isInvertedRange(keyFrom, keyTo, log)) {
             return new EmptyKeyValueIterator<>();
         }
-        return sessions(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(), earliestSessionEndTime,
-            latestSessionStartTime, reverse);
+        return sessions(
+                keyFrom == null ? null : keyFrom.get(),
+                keyTo == null ? null : keyTo.get(),
+                earliestSessionEndTime,
+                latestSessionStartTime,
+                reverse);
     }
 
-    private KeyValueIterator<Windowed<Bytes>, byte[]> sessions(byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime,
-                                                               long latestSessionStartTime, boolean reverse) {
-        NativeIterator source = store.get().newIterator(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime,
-            reverse, committedOnly);
+    private KeyValueIterator<Windowed<Bytes>, byte[]> sessions(
+            byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime, long latestSessionStartTime, boolean reverse) {
+        NativeIterator source = store.get()
+                .newIterator(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, reverse, committedOnly);
         return new StoreKeyIterator<>(source, source, SegmentedKeys::sessionWindowedKey);
     }
 }

@@ -31,8 +31,11 @@ final class SnapshotSenders {
             });
             pool.allowCoreThreadTimeOut(true);
         } else if (pool.getMaximumPoolSize() != threads) {
-            log.warn("Snapshots are sent by {} threads, fixed by the first store that opened with snapshots; {} threads asked"
-                + " for now are not", pool.getMaximumPoolSize(), threads);
+            log.warn(
+                    "Snapshots are sent by {} threads, fixed by the first store that opened with snapshots; {} threads asked"
+                            + " for now are not",
+                    pool.getMaximumPoolSize(),
+                    threads);
         }
         return pool;
     }

@@ -36,8 +36,11 @@ public final class SortedEntries implements KeyValueIterator<Bytes, byte[]> {
      * @param orderKey the order key of a (mapped) entry's key
      * @param descending whether to return the largest order key first
      */
-    public SortedEntries(KeyValueIterator<Bytes, byte[]> source, UnaryOperator<KeyValue<Bytes, byte[]>> mapper,
-                         Function<byte[], byte[]> orderKey, boolean descending) {
+    public SortedEntries(
+            KeyValueIterator<Bytes, byte[]> source,
+            UnaryOperator<KeyValue<Bytes, byte[]>> mapper,
+            Function<byte[], byte[]> orderKey,
+            boolean descending) {
         this.source = source;
         this.mapper = mapper;
         this.orderKey = orderKey;

@@ -109,8 +109,8 @@ public final class StoreCore<S extends NativeStore> {
      *     created, the native store fails to open, or the exactly-once settings conflict with this
      *     store (see {@code TransactionalStateStore})
      */
-    public synchronized StoreSettings init(StateStoreContext context, StateStore root, ValueFormat valueFormat,
-                                       Opener<S> opener) {
+    public synchronized StoreSettings init(
+            StateStoreContext context, StateStore root, ValueFormat valueFormat, Opener<S> opener) {
         if (isOpen()) {
             throw new ProcessorStateException("Store " + name + " is already open");
         }
@@ -126,13 +126,15 @@ public final class StoreCore<S extends NativeStore> {
         }
         // RocksDB statistics cost a little on every operation: collected, as by Kafka's RocksDB
         // stores, only for metrics at the DEBUG recording level.
-        boolean statistics = RecordingLevel.DEBUG.name().equalsIgnoreCase(
-            ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
+        boolean statistics = RecordingLevel.DEBUG
+                .name()
+                .equalsIgnoreCase(
+                        ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
-        StoreSnapshots openedSnapshots = StoreSnapshots.open(name, settings, context, changelogPartition, dir,
-            StoreSnapshots.lookupFor(context.appConfigs()));
+        StoreSnapshots openedSnapshots = StoreSnapshots.open(
+                name, settings, context, changelogPartition, dir, StoreSnapshots.lookupFor(context.appConfigs()));
         OpenOptions openOptions =
-            settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics);
+                settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics);
         S opened;
         boolean wipedBeforeSnapshot = false;
         try {
@@ -174,8 +176,10 @@ public final class StoreCore<S extends NativeStore> {
             throw e;
         }
         StoreMetrics registered = metrics;
-        context.register(root, new ChangelogRestorer(this::store, positions, settings.consistencyEnabled(),
-            registered::recordRestore));
+        context.register(
+                root,
+                new ChangelogRestorer(
+                        this::store, positions, settings.consistencyEnabled(), registered::recordRestore));
         return settings;
     }
 
@@ -333,11 +337,15 @@ public final class StoreCore<S extends NativeStore> {
     /** The single changelog partition of this store, or null if not known (see {@code TransactionalStateStore}). */
     private TopicPartition changelogPartition() {
         TopicPartition fromContext = contextChangelogPartition;
-        return fromContext != null ? fromContext : committedOffsets.onlyPartition().orElse(null);
+        return fromContext != null
+                ? fromContext
+                : committedOffsets.onlyPartition().orElse(null);
     }
 
     private static TopicPartition changelogPartitionOf(StateStoreContext context, String storeName) {
-        if (!(context instanceof InternalProcessorContext) || context.taskId() == null || context.taskId().partition() < 0) {
+        if (!(context instanceof InternalProcessorContext)
+                || context.taskId() == null
+                || context.taskId().partition() < 0) {
             return null;
         }
         String topic = ((InternalProcessorContext<?, ?>) context).changelogFor(storeName);

@@ -28,8 +28,8 @@ public class StoreKeyIterator<K> implements KeyValueIterator<K, byte[]> {
      *     {@link SortedEntries})
      * @param decodeKey turns a store key into the returned key
      */
-    public StoreKeyIterator(NativeIterator source, KeyValueIterator<Bytes, byte[]> entries,
-                            Function<byte[], K> decodeKey) {
+    public StoreKeyIterator(
+            NativeIterator source, KeyValueIterator<Bytes, byte[]> entries, Function<byte[], K> decodeKey) {
         this.source = source;
         this.entries = entries;
         this.decodeKey = decodeKey;

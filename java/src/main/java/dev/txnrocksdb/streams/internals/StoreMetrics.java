@@ -86,8 +86,8 @@ public final class StoreMetrics {
         if (!(context.metrics() instanceof StreamsMetricsImpl) || context.taskId() == null) {
             return NONE;
         }
-        StoreMetrics m = new StoreMetrics((StreamsMetricsImpl) context.metrics(), context.taskId().toString(),
-            scopeOf(store), storeName, store);
+        StoreMetrics m = new StoreMetrics(
+                (StreamsMetricsImpl) context.metrics(), context.taskId().toString(), scopeOf(store), storeName, store);
         m.registerAll(statistics);
         return m;
     }
@@ -105,59 +105,120 @@ public final class StoreMetrics {
 
     private void registerAll(boolean statistics) {
         // RocksDB properties (Kafka's names, INFO as in Kafka).
-        gauge("cur-size-all-mem-tables", "Approximate size of active and unflushed immutable memtables in bytes",
-            StoreStatistic.CUR_SIZE_ALL_MEM_TABLES);
-        gauge("size-all-mem-tables", "Approximate size of active, unflushed immutable, and pinned immutable memtables"
-            + " in bytes", StoreStatistic.SIZE_ALL_MEM_TABLES);
+        gauge(
+                "cur-size-all-mem-tables",
+                "Approximate size of active and unflushed immutable memtables in bytes",
+                StoreStatistic.CUR_SIZE_ALL_MEM_TABLES);
+        gauge(
+                "size-all-mem-tables",
+                "Approximate size of active, unflushed immutable, and pinned immutable memtables" + " in bytes",
+                StoreStatistic.SIZE_ALL_MEM_TABLES);
         gauge("estimate-num-keys", "Estimated number of committed keys", StoreStatistic.ESTIMATE_NUM_KEYS);
-        gauge("live-sst-files-size", "Total size in bytes of all SST files that belong to the latest LSM tree",
-            StoreStatistic.LIVE_SST_FILES_SIZE);
+        gauge(
+                "live-sst-files-size",
+                "Total size in bytes of all SST files that belong to the latest LSM tree",
+                StoreStatistic.LIVE_SST_FILES_SIZE);
         gauge("total-sst-files-size", "Total size in bytes of all SST files", StoreStatistic.TOTAL_SST_FILES_SIZE);
-        gauge("estimate-pending-compaction-bytes", "Estimated total number of bytes a compaction needs to rewrite",
-            StoreStatistic.ESTIMATE_PENDING_COMPACTION_BYTES);
-        gauge("num-running-compactions", "Number of currently running compactions", StoreStatistic.NUM_RUNNING_COMPACTIONS);
+        gauge(
+                "estimate-pending-compaction-bytes",
+                "Estimated total number of bytes a compaction needs to rewrite",
+                StoreStatistic.ESTIMATE_PENDING_COMPACTION_BYTES);
+        gauge(
+                "num-running-compactions",
+                "Number of currently running compactions",
+                StoreStatistic.NUM_RUNNING_COMPACTIONS);
         gauge("num-running-flushes", "Number of currently running flushes", StoreStatistic.NUM_RUNNING_FLUSHES);
-        gauge("number-open-files", "Number of currently open files (SST files, all kept open)", StoreStatistic.NUMBER_OPEN_FILES);
-        gauge("block-cache-capacity", "Capacity of the block cache in bytes (one cache shared by every txn-rocksdb store"
-            + " of the process)", StoreStatistic.BLOCK_CACHE_CAPACITY);
-        gauge("block-cache-usage", "Memory size of the entries residing in the shared block cache in bytes",
-            StoreStatistic.BLOCK_CACHE_USAGE);
-        gauge("block-cache-pinned-usage", "Memory size for the entries being pinned in the shared block cache in bytes",
-            StoreStatistic.BLOCK_CACHE_PINNED_USAGE);
+        gauge(
+                "number-open-files",
+                "Number of currently open files (SST files, all kept open)",
+                StoreStatistic.NUMBER_OPEN_FILES);
+        gauge(
+                "block-cache-capacity",
+                "Capacity of the block cache in bytes (one cache shared by every txn-rocksdb store"
+                        + " of the process)",
+                StoreStatistic.BLOCK_CACHE_CAPACITY);
+        gauge(
+                "block-cache-usage",
+                "Memory size of the entries residing in the shared block cache in bytes",
+                StoreStatistic.BLOCK_CACHE_USAGE);
+        gauge(
+                "block-cache-pinned-usage",
+                "Memory size for the entries being pinned in the shared block cache in bytes",
+                StoreStatistic.BLOCK_CACHE_PINNED_USAGE);
         // What only a transactional store has.
-        gauge("temporary-store-bytes", "Bytes in the secondary-store strategy's temporary store",
-            StoreStatistic.TEMPORARY_STORE_BYTES);
-        gauge("roll-forwards-total", "Commits interrupted by a crash or a failure that recovery completed since the store"
-            + " opened", StoreStatistic.ROLL_FORWARDS);
-        add("wipes-total", "Times the store's files were found damaged when it opened and deleted, so that Kafka"
-            + " Streams restored it from its changelog (txn.rocksdb.wal.corruption), or from a snapshot and the changelog",
-            RecordingLevel.INFO, longGauge(values -> StoreStatistic.WIPES.of(values) + wipesBeforeSnapshot));
-        add("rollbacks-total", "Transactions thrown away since the store opened: uncommitted temporary-store writes"
-            + " dropped at open, plus rollbacks Kafka Streams asked for", RecordingLevel.INFO,
-            (Gauge<Long>) (config, now) -> StoreStatistic.ROLLBACKS.of(values()) + recovers);
+        gauge(
+                "temporary-store-bytes",
+                "Bytes in the secondary-store strategy's temporary store",
+                StoreStatistic.TEMPORARY_STORE_BYTES);
+        gauge(
+                "roll-forwards-total",
+                "Commits interrupted by a crash or a failure that recovery completed since the store" + " opened",
+                StoreStatistic.ROLL_FORWARDS);
+        add(
+                "wipes-total",
+                "Times the store's files were found damaged when it opened and deleted, so that Kafka"
+                        + " Streams restored it from its changelog (txn.rocksdb.wal.corruption), or from a snapshot and the changelog",
+                RecordingLevel.INFO,
+                longGauge(values -> StoreStatistic.WIPES.of(values) + wipesBeforeSnapshot));
+        add(
+                "rollbacks-total",
+                "Transactions thrown away since the store opened: uncommitted temporary-store writes"
+                        + " dropped at open, plus rollbacks Kafka Streams asked for",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> StoreStatistic.ROLLBACKS.of(values()) + recovers);
         // Kafka's metered layer above the store already has commit-rate, commit-latency-avg/-max
         // (DEBUG) and uncommitted-bytes for it; this adds the count.
         commitSensor = sensor("commit");
-        commitSensor.add(new MetricName("commit-total", GROUP, "The total number of commits of the store", tags()),
-            new CumulativeCount());
+        commitSensor.add(
+                new MetricName("commit-total", GROUP, "The total number of commits of the store", tags()),
+                new CumulativeCount());
         restoreSensor = sensor("restore-records");
-        StreamsMetricsImpl.addRateOfSumAndSumMetricsToSensor(restoreSensor, GROUP, tags(), "restore-records",
-            "The average number of changelog records restored per second", "The total number of changelog records restored");
+        StreamsMetricsImpl.addRateOfSumAndSumMetricsToSensor(
+                restoreSensor,
+                GROUP,
+                tags(),
+                "restore-records",
+                "The average number of changelog records restored per second",
+                "The total number of changelog records restored");
         if (statistics) {
             // RocksDB statistics (DEBUG, as in Kafka; cumulative since the store opened).
-            add("bytes-written-total", "Total number of bytes written to the RocksDB state store", RecordingLevel.DEBUG,
-                longGauge(values -> StoreStatistic.BYTES_WRITTEN.of(values)));
-            add("bytes-written-rate", "Average number of bytes written per second to the RocksDB state store (between the"
-                + " last two readings)", RecordingLevel.DEBUG, (Gauge<Double>) (config, now) -> rate(StoreStatistic.BYTES_WRITTEN));
-            add("bytes-read-total", "Total number of bytes read from the RocksDB state store", RecordingLevel.DEBUG,
-                longGauge(values -> StoreStatistic.BYTES_READ.of(values)));
-            add("bytes-read-rate", "Average number of bytes read per second from the RocksDB state store (between the"
-                + " last two readings)", RecordingLevel.DEBUG, (Gauge<Double>) (config, now) -> rate(StoreStatistic.BYTES_READ));
-            hitRatio("block-cache-data-hit-ratio", "data", StoreStatistic.BLOCK_CACHE_DATA_HIT, StoreStatistic.BLOCK_CACHE_DATA_MISS);
-            hitRatio("block-cache-index-hit-ratio", "indexes", StoreStatistic.BLOCK_CACHE_INDEX_HIT,
-                StoreStatistic.BLOCK_CACHE_INDEX_MISS);
-            hitRatio("block-cache-filter-hit-ratio", "filters", StoreStatistic.BLOCK_CACHE_FILTER_HIT,
-                StoreStatistic.BLOCK_CACHE_FILTER_MISS);
+            add(
+                    "bytes-written-total",
+                    "Total number of bytes written to the RocksDB state store",
+                    RecordingLevel.DEBUG,
+                    longGauge(values -> StoreStatistic.BYTES_WRITTEN.of(values)));
+            add(
+                    "bytes-written-rate",
+                    "Average number of bytes written per second to the RocksDB state store (between the"
+                            + " last two readings)",
+                    RecordingLevel.DEBUG,
+                    (Gauge<Double>) (config, now) -> rate(StoreStatistic.BYTES_WRITTEN));
+            add(
+                    "bytes-read-total",
+                    "Total number of bytes read from the RocksDB state store",
+                    RecordingLevel.DEBUG,
+                    longGauge(values -> StoreStatistic.BYTES_READ.of(values)));
+            add(
+                    "bytes-read-rate",
+                    "Average number of bytes read per second from the RocksDB state store (between the"
+                            + " last two readings)",
+                    RecordingLevel.DEBUG,
+                    (Gauge<Double>) (config, now) -> rate(StoreStatistic.BYTES_READ));
+            hitRatio(
+                    "block-cache-data-hit-ratio",
+                    "data",
+                    StoreStatistic.BLOCK_CACHE_DATA_HIT,
+                    StoreStatistic.BLOCK_CACHE_DATA_MISS);
+            hitRatio(
+                    "block-cache-index-hit-ratio",
+                    "indexes",
+                    StoreStatistic.BLOCK_CACHE_INDEX_HIT,
+                    StoreStatistic.BLOCK_CACHE_INDEX_MISS);
+            hitRatio(
+                    "block-cache-filter-hit-ratio",
+                    "filters",
+                    StoreStatistic.BLOCK_CACHE_FILTER_HIT,
+                    StoreStatistic.BLOCK_CACHE_FILTER_MISS);
         }
     }
 
@@ -185,9 +246,12 @@ public final class StoreMetrics {
             long total = hit + misses.of(values);
             return total <= 0 ? 0.0 : (double) hit / total;
         };
-        add(name, "Ratio of block cache hits for " + blocks + " relative to all lookups for " + blocks
-            + " to the block cache, since the store opened", RecordingLevel.DEBUG,
-            (Gauge<Double>) (config, now) -> ratio.applyAsDouble(values()));
+        add(
+                name,
+                "Ratio of block cache hits for " + blocks + " relative to all lookups for " + blocks
+                        + " to the block cache, since the store opened",
+                RecordingLevel.DEBUG,
+                (Gauge<Double>) (config, now) -> ratio.applyAsDouble(values()));
     }
 
     private <T> void add(String name, String description, RecordingLevel level, Gauge<T> gauge) {
@@ -233,30 +297,60 @@ public final class StoreMetrics {
         if (metrics == null || snapshots == null) {
             return;
         }
-        add("snapshots-total", "Snapshots written since the store opened", RecordingLevel.INFO,
-            (Gauge<Long>) (config, now) -> snapshots.counts()[0]);
-        add("snapshot-failures-total", "Snapshots that failed since the store opened (logged at WARN; retried after"
-            + " the interval)", RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[1]);
-        add("snapshot-bytes-sent-total", "Bytes of files sent to the snapshot location since the store opened",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.counts()[2]);
-        add("snapshot-objects-damaged-total", "Objects an earlier snapshot sent that a snapshot read back and found"
-            + " missing or damaged (each sent again) since the store opened", RecordingLevel.INFO,
-            (Gauge<Long>) (config, now) -> snapshots.counts()[3]);
-        add("snapshot-objects-resent-total", "Objects an earlier snapshot sent that were sent again, found missing (a"
-            + " restore deletes an object it finds damaged) or damaged, since the store opened", RecordingLevel.INFO,
-            (Gauge<Long>) (config, now) -> snapshots.counts()[4]);
-        add("snapshot-last-duration-ms", "Duration of the last snapshot written, checkpoint to manifest (-1: none yet)",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastDurationMs());
-        add("snapshot-last-offset", "The changelog offset the last snapshot written holds (-1: none yet)",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastOffset());
-        add("snapshot-last-age-ms", "Milliseconds since the last snapshot was written (-1: none yet)",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.lastAgeMs());
-        add("snapshot-restored", "The snapshot this opening of the store restored (-1: none)", RecordingLevel.INFO,
-            (Gauge<Long>) (config, now) -> snapshots.restored()[0]);
-        add("snapshot-restore-ms", "Duration of the restore from a snapshot when the store opened (-1: none)",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[1]);
-        add("snapshot-restore-bytes", "Bytes downloaded by the restore from a snapshot when the store opened",
-            RecordingLevel.INFO, (Gauge<Long>) (config, now) -> snapshots.restored()[2]);
+        add("snapshots-total", "Snapshots written since the store opened", RecordingLevel.INFO, (Gauge<Long>)
+                (config, now) -> snapshots.counts()[0]);
+        add(
+                "snapshot-failures-total",
+                "Snapshots that failed since the store opened (logged at WARN; retried after" + " the interval)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.counts()[1]);
+        add(
+                "snapshot-bytes-sent-total",
+                "Bytes of files sent to the snapshot location since the store opened",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.counts()[2]);
+        add(
+                "snapshot-objects-damaged-total",
+                "Objects an earlier snapshot sent that a snapshot read back and found"
+                        + " missing or damaged (each sent again) since the store opened",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.counts()[3]);
+        add(
+                "snapshot-objects-resent-total",
+                "Objects an earlier snapshot sent that were sent again, found missing (a"
+                        + " restore deletes an object it finds damaged) or damaged, since the store opened",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.counts()[4]);
+        add(
+                "snapshot-last-duration-ms",
+                "Duration of the last snapshot written, checkpoint to manifest (-1: none yet)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.lastDurationMs());
+        add(
+                "snapshot-last-offset",
+                "The changelog offset the last snapshot written holds (-1: none yet)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.lastOffset());
+        add(
+                "snapshot-last-age-ms",
+                "Milliseconds since the last snapshot was written (-1: none yet)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.lastAgeMs());
+        add(
+                "snapshot-restored",
+                "The snapshot this opening of the store restored (-1: none)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.restored()[0]);
+        add(
+                "snapshot-restore-ms",
+                "Duration of the restore from a snapshot when the store opened (-1: none)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.restored()[1]);
+        add(
+                "snapshot-restore-bytes",
+                "Bytes downloaded by the restore from a snapshot when the store opened",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> snapshots.restored()[2]);
     }
 
     /** Records one commit. */

@@ -28,14 +28,21 @@ public final class StoreNames {
             throw new TopologyException("Store name cannot be \".\" or \"..\"");
         }
         if (name.length() > MAX_LENGTH) {
-            throw new TopologyException("Store name is illegal, it can't be longer than " + MAX_LENGTH + " characters, name: " + name);
+            throw new TopologyException(
+                    "Store name is illegal, it can't be longer than " + MAX_LENGTH + " characters, name: " + name);
         }
         for (int i = 0; i < name.length(); i++) {
             char c = name.charAt(i);
-            boolean legal = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+            boolean legal = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '.'
+                    || c == '_'
+                    || c == '-';
             if (!legal) {
-                throw new TopologyException("Store name \"" + name + "\" is illegal, it contains a character other than "
-                    + "ASCII alphanumerics, '.', '_' and '-'");
+                throw new TopologyException(
+                        "Store name \"" + name + "\" is illegal, it contains a character other than "
+                                + "ASCII alphanumerics, '.', '_' and '-'");
             }
         }
         return name;

@@ -8,7 +8,6 @@ import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.util.HashMap;
 import java.util.Map;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -68,12 +67,13 @@ public final class StoreSettings {
     private StoreSettings(Map<String, ?> configs) {
         Map<String, Object> ours = ConfigValidation.parse(configs);
         this.exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(
-            ConfigValues.stringValue(configs, StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+                ConfigValues.stringValue(configs, StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
         this.transactionalStateStoresEnabled =
-            ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
+                ConfigValues.booleanValue(configs, StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, false);
         this.syncCommit = (Boolean) ours.get(TxnRocksDBConfig.COMMIT_SYNC_CONFIG);
-        this.transactionStrategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG,
-            (String) ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
+        this.transactionStrategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, (String)
+                        ours.get(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG));
         this.dslTransactional = (Boolean) ours.get(TxnRocksDBConfig.DSL_TRANSACTIONAL_CONFIG);
         this.rocksDBOptions = (String) ours.get(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG);
         Map<String, String> perStore = new HashMap<>();
@@ -84,14 +84,17 @@ public final class StoreSettings {
             if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
                 perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
             } else if (value != null && ConfigValidation.isStoreSpillBytesKey(key)) {
-                perStoreSpillBytes.put(key.substring(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length()),
-                    ConfigValidation.storeSpillBytes(key, value));
+                perStoreSpillBytes.put(
+                        key.substring(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX.length()),
+                        ConfigValidation.storeSpillBytes(key, value));
             } else if (value != null && ConfigValidation.isSnapshotOptionKey(key)) {
-                locationOptions.put(key.substring(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length()),
-                    ConfigValidation.snapshotOption(key, value));
+                locationOptions.put(
+                        key.substring(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length()),
+                        ConfigValidation.snapshotOption(key, value));
             } else if (value != null && ConfigValidation.isStoreSnapshotLocationKey(key)) {
-                perStoreSnapshotLocations.put(key.substring(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length()),
-                    value.toString().trim());
+                perStoreSnapshotLocations.put(
+                        key.substring(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length()),
+                        value.toString().trim());
             }
         });
         this.storeSnapshotLocations = Map.copyOf(perStoreSnapshotLocations);
@@ -108,13 +111,15 @@ public final class StoreSettings {
         this.storeSpillBytes = Map.copyOf(perStoreSpillBytes);
         // The same internal switch Kafka's RocksDBStore reads before taking positions from
         // changelog headers during restore.
-        this.consistencyEnabled = ConfigValues.booleanValue(configs,
-            StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
+        this.consistencyEnabled = ConfigValues.booleanValue(
+                configs, StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, false);
         // Set only when configured: otherwise the native library's defaults (the same values) apply.
         this.blockCacheBytes = configs.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG) == null
-            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
+                ? null
+                : (Long) ours.get(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG);
         this.writeBufferBytes = configs.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG) == null
-            ? null : (Long) ours.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
+                ? null
+                : (Long) ours.get(TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_CONFIG);
         this.walCorruption = (String) ours.get(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG);
     }
 
@@ -134,7 +139,9 @@ public final class StoreSettings {
      * @param storeStrategy the strategy the store was built with, or null to keep the configured one
      */
     public StoreSettings withTransactionStrategy(TransactionStrategy storeStrategy) {
-        return storeStrategy == null || storeStrategy == transactionStrategy ? this : new StoreSettings(this, storeStrategy);
+        return storeStrategy == null || storeStrategy == transactionStrategy
+                ? this
+                : new StoreSettings(this, storeStrategy);
     }
 
     /**
@@ -157,19 +164,20 @@ public final class StoreSettings {
         }
         if (transactional && !transactionalStateStoresEnabled) {
             throw new ProcessorStateException("Transactional store " + storeName + " requires "
-                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
-                + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
-                + ": without it Kafka Streams commits state stores only on suspend and close, so the store's"
-                + " uncommitted writes would grow without bound. Set "
-                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true, or build the store with transactional=false.");
+                    + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
+                    + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
+                    + ": without it Kafka Streams commits state stores only on suspend and close, so the store's"
+                    + " uncommitted writes would grow without bound. Set "
+                    + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG
+                    + "=true, or build the store with transactional=false.");
         }
         if (!transactional && transactionalStateStoresEnabled) {
             throw new ProcessorStateException("Store " + storeName + " is not transactional (write-through), but "
-                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
-                + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
-                + " makes Kafka Streams keep it after an unclean shutdown, when it may hold writes of an aborted"
-                + " transaction. Build the store with transactional=true, or set "
-                + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=false.");
+                    + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=true under "
+                    + StreamsConfig.PROCESSING_GUARANTEE_CONFIG + "=" + StreamsConfig.EXACTLY_ONCE_V2
+                    + " makes Kafka Streams keep it after an unclean shutdown, when it may hold writes of an aborted"
+                    + " transaction. Build the store with transactional=true, or set "
+                    + StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG + "=false.");
         }
     }
 
@@ -221,7 +229,9 @@ public final class StoreSettings {
             case "fail":
                 return CorruptionPolicy.REFUSE;
             case "recover":
-                return changelogged ? CorruptionPolicy.RESTORE_FROM_CHANGELOG : CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT;
+                return changelogged
+                        ? CorruptionPolicy.RESTORE_FROM_CHANGELOG
+                        : CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT;
             default:
                 return changelogged ? CorruptionPolicy.RESTORE_FROM_CHANGELOG : CorruptionPolicy.REFUSE;
         }
@@ -247,12 +257,23 @@ public final class StoreSettings {
      * @param valueFormat the format of the values the store holds
      * @param statistics whether RocksDB collects its statistics for the store
      */
-    public OpenOptions openOptions(String storeName, boolean transactional, boolean changelogged,
-                                   ValueFormat valueFormat, boolean statistics) {
+    public OpenOptions openOptions(
+            String storeName,
+            boolean transactional,
+            boolean changelogged,
+            ValueFormat valueFormat,
+            boolean statistics) {
         String[] rocksDB = rocksDBOptions(storeName);
-        return OpenOptions.builder().transactional(transactional).syncCommit(syncCommit).strategy(transactionStrategy)
-            .corruption(corruptionPolicy(changelogged)).valueFormat(valueFormat).statistics(statistics)
-            .rocksDBOptions(rocksDB[0], rocksDB[1]).spillBytes(spillBytes(storeName)).build();
+        return OpenOptions.builder()
+                .transactional(transactional)
+                .syncCommit(syncCommit)
+                .strategy(transactionStrategy)
+                .corruption(corruptionPolicy(changelogged))
+                .valueFormat(valueFormat)
+                .statistics(statistics)
+                .rocksDBOptions(rocksDB[0], rocksDB[1])
+                .spillBytes(spillBytes(storeName))
+                .build();
     }
 
     /**
@@ -263,9 +284,14 @@ public final class StoreSettings {
      */
     public SnapshotCalls.LocationOptions snapshotLocationOptions(String storeName) {
         String uri = snapshotLocation(storeName);
-        return uri == null ? null : SnapshotCalls.LocationOptions.builder(uri).options(snapshotOptions)
-            .uploadBytesPerSecond(snapshotUploadBytesPerSecond).requestTimeoutMs(snapshotRequestTimeoutMs)
-            .ioThreads(snapshotIoThreads).build();
+        return uri == null
+                ? null
+                : SnapshotCalls.LocationOptions.builder(uri)
+                        .options(snapshotOptions)
+                        .uploadBytesPerSecond(snapshotUploadBytesPerSecond)
+                        .requestTimeoutMs(snapshotRequestTimeoutMs)
+                        .ioThreads(snapshotIoThreads)
+                        .build();
     }
 
     /** The snapshot location's options ({@link TxnRocksDBConfig#SNAPSHOT_OPTION_PREFIX}), by key, sorted. */
@@ -314,7 +340,7 @@ public final class StoreSettings {
             return;
         }
         MemoryBudget.configureOnce(
-            blockCacheBytes != null ? blockCacheBytes : TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_DEFAULT,
-            writeBufferBytes != null ? writeBufferBytes : TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_DEFAULT);
+                blockCacheBytes != null ? blockCacheBytes : TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_DEFAULT,
+                writeBufferBytes != null ? writeBufferBytes : TxnRocksDBConfig.MEMORY_WRITE_BUFFER_BYTES_DEFAULT);
     }
 }

@@ -108,11 +108,13 @@ public final class StoreSnapshots implements AutoCloseable {
     private final ThreadPoolExecutor senders;
     /** The snapshot handed to the senders, until it ran (closing takes it back if it has not started). */
     private final AtomicReference<Runnable> queued = new AtomicReference<>();
+
     private final AtomicReference<PreparedSnapshot> inFlight = new AtomicReference<>();
     /** Counts down when the snapshot being sent has stopped. */
     private volatile CountDownLatch sent = new CountDownLatch(0);
     /** The store and a snapshot being sent each hold the lease; the last to end lets it go. */
     private final AtomicInteger leaseHolders = new AtomicInteger(1);
+
     private volatile boolean closing;
     private long lastPrepared;
 
@@ -128,8 +130,14 @@ public final class StoreSnapshots implements AutoCloseable {
     private volatile long restoreMs = -1;
     private volatile long restoreBytes;
 
-    private StoreSnapshots(String storeName, String storeId, TopicPartition changelog, ChangelogLookup lookup,
-                           SnapshotLocations.Lease lease, StoreSettings settings, ThreadRestoreBudget threadBudget) {
+    private StoreSnapshots(
+            String storeName,
+            String storeId,
+            TopicPartition changelog,
+            ChangelogLookup lookup,
+            SnapshotLocations.Lease lease,
+            StoreSettings settings,
+            ThreadRestoreBudget threadBudget) {
         this.storeName = storeName;
         this.storeId = storeId;
         this.changelog = changelog;
@@ -148,8 +156,13 @@ public final class StoreSnapshots implements AutoCloseable {
      * into it when it holds nothing; null when snapshots are off for the store (no location, no
      * changelog, or the cluster or the location cannot be reached: WARN).
      */
-    static StoreSnapshots open(String storeName, StoreSettings settings, StateStoreContext context,
-                               TopicPartition changelog, Path dir, ChangelogLookup lookup) {
+    static StoreSnapshots open(
+            String storeName,
+            StoreSettings settings,
+            StateStoreContext context,
+            TopicPartition changelog,
+            Path dir,
+            ChangelogLookup lookup) {
         String uri = settings.snapshotLocation(storeName);
         if (uri == null) {
             return null;
@@ -163,8 +176,12 @@ public final class StoreSnapshots implements AutoCloseable {
         try {
             state = lookup.describe(changelog, empty);
         } catch (Exception e) {
-            log.warn("Store {}: snapshots are off for this task, as its changelog {} could not be looked up ({}); the"
-                + " changelog restores the store as without snapshots", storeName, changelog, e.toString());
+            log.warn(
+                    "Store {}: snapshots are off for this task, as its changelog {} could not be looked up ({}); the"
+                            + " changelog restores the store as without snapshots",
+                    storeName,
+                    changelog,
+                    e.toString());
             return null;
         }
         String applicationId = String.valueOf(context.applicationId());
@@ -173,12 +190,20 @@ public final class StoreSnapshots implements AutoCloseable {
         try {
             lease = SnapshotLocations.acquire(settings.snapshotLocationOptions(storeName));
         } catch (RuntimeException e) {
-            log.warn("Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
-                storeName, e.getMessage());
+            log.warn(
+                    "Store {}: snapshots are off for this task, as the snapshot location could not be opened ({})",
+                    storeName,
+                    e.getMessage());
             return null;
         }
-        StoreSnapshots snapshots = new StoreSnapshots(storeName, storeId, changelog, lookup, lease, settings,
-            ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()));
+        StoreSnapshots snapshots = new StoreSnapshots(
+                storeName,
+                storeId,
+                changelog,
+                lookup,
+                lease,
+                settings,
+                ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()));
         if (empty) {
             snapshots.restore(dir, changelog, state);
         }
@@ -196,20 +221,29 @@ public final class StoreSnapshots implements AutoCloseable {
      * changelog's offsets first. Whatever fails, the directory is left empty for the changelog.
      */
     void restoreAfterWipe(Path dir) {
-        log.warn("Store {}: its damaged files were deleted (txn.rocksdb.wal.corruption); restoring a snapshot before the"
-            + " changelog's tail", storeName);
+        log.warn(
+                "Store {}: its damaged files were deleted (txn.rocksdb.wal.corruption); restoring a snapshot before the"
+                        + " changelog's tail",
+                storeName);
         ChangelogState state;
         try {
             state = lookup.describe(changelog, true);
         } catch (Exception e) {
-            log.warn("Store {}: the changelog {} could not be looked up ({}); it restores the store", storeName, changelog,
-                e.toString());
+            log.warn(
+                    "Store {}: the changelog {} could not be looked up ({}); it restores the store",
+                    storeName,
+                    changelog,
+                    e.toString());
             return;
         }
         try {
             deleteTree(dir);
         } catch (IOException e) {
-            log.warn("Store {}: emptying {} failed ({}); the changelog restores the store", storeName, dir, e.toString());
+            log.warn(
+                    "Store {}: emptying {} failed ({}); the changelog restores the store",
+                    storeName,
+                    dir,
+                    e.toString());
             return;
         }
         restore(dir, changelog, state);
@@ -230,37 +264,60 @@ public final class StoreSnapshots implements AutoCloseable {
         long timeLeft = threadBudget.timeLeftMs();
         long waitLeft = threadBudget.waitLeftMs();
         if (timeLeft == 0 || waitLeft == 0) {
-            log.warn("Store {}: no snapshot restored: this stream thread's snapshot restores {} in this"
-                + " max.poll.interval.ms; the changelog {} restores the store", storeName, timeLeft == 0
-                ? "took their " + threadBudget.timeMs() + " ms (half of max.poll.interval.ms)"
-                : "waited their " + threadBudget.waitMs() + " ms (txn.rocksdb.snapshot.restore.wait.ms) for the location",
-                changelog);
+            log.warn(
+                    "Store {}: no snapshot restored: this stream thread's snapshot restores {} in this"
+                            + " max.poll.interval.ms; the changelog {} restores the store",
+                    storeName,
+                    timeLeft == 0
+                            ? "took their " + threadBudget.timeMs() + " ms (half of max.poll.interval.ms)"
+                            : "waited their " + threadBudget.waitMs()
+                                    + " ms (txn.rocksdb.snapshot.restore.wait.ms) for the location",
+                    changelog);
             createDirectories(dir);
             return;
         }
         long started = System.nanoTime();
         long waited = -1;
         try {
-            SnapshotCalls.Restored restored = location.restoreNewest(
-                new SnapshotCalls.RestoreRequest(storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft));
+            SnapshotCalls.Restored restored = location.restoreNewest(new SnapshotCalls.RestoreRequest(
+                    storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft));
             if (restored == null) {
-                log.info("Store {}: no usable snapshot at {}/{}; the changelog {} restores the store", storeName,
-                    location.uri(), storeId, changelog);
+                log.info(
+                        "Store {}: no usable snapshot at {}/{}; the changelog {} restores the store",
+                        storeName,
+                        location.uri(),
+                        storeId,
+                        changelog);
             } else {
                 waited = TimeUnit.MILLISECONDS.toNanos(restored.waitedMs);
                 restoredSeq = restored.seq;
                 restoreMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
                 restoreBytes = restored.bytes;
-                log.info("Store {}: restored snapshot {} from {}/{} ({} files, {} bytes) in {} ms{}; the changelog {}"
-                        + " restores what follows it", storeName, restored.seq, location.uri(), storeId, restored.files,
-                    restored.bytes, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                    restored.skipped == 0 ? "" : " (" + restored.skipped + " newer ones were not usable, see above)",
-                    changelog);
+                log.info(
+                        "Store {}: restored snapshot {} from {}/{} ({} files, {} bytes) in {} ms{}; the changelog {}"
+                                + " restores what follows it",
+                        storeName,
+                        restored.seq,
+                        location.uri(),
+                        storeId,
+                        restored.files,
+                        restored.bytes,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                        restored.skipped == 0
+                                ? ""
+                                : " (" + restored.skipped + " newer ones were not usable, see above)",
+                        changelog);
             }
         } catch (RuntimeException e) {
-            log.warn("Store {}: restoring a snapshot from {}/{} failed after {} ms ({}); the changelog {} restores the"
-                + " store", storeName, location.uri(), storeId, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                e.getMessage(), changelog);
+            log.warn(
+                    "Store {}: restoring a snapshot from {}/{} failed after {} ms ({}); the changelog {} restores the"
+                            + " store",
+                    storeName,
+                    location.uri(),
+                    storeId,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                    e.getMessage(),
+                    changelog);
         } finally {
             // no snapshot or a failure: its time was spent waiting for the location (a download counts no waiting)
             long took = System.nanoTime() - started;
@@ -293,8 +350,10 @@ public final class StoreSnapshots implements AutoCloseable {
             prepared = NativeSnapshotLocation.prepare(store);
         } catch (RuntimeException e) {
             failed.incrementAndGet();
-            log.warn("Store {}: taking a checkpoint for a snapshot failed ({}); the next is taken after the interval",
-                storeName, e.getMessage());
+            log.warn(
+                    "Store {}: taking a checkpoint for a snapshot failed ({}); the next is taken after the interval",
+                    storeName,
+                    e.getMessage());
             return;
         }
         inFlight.set(prepared);
@@ -340,22 +399,38 @@ public final class StoreSnapshots implements AutoCloseable {
             lastDurationMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             lastOffset = sent.changelogOffset();
             lastWrittenMs = System.currentTimeMillis();
-            log.info("Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} objects sent, {} bytes sent, {} checked,"
-                    + " {} found damaged)", storeName, sent.seq, location.uri(), storeId,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), sent.files, sent.objectsSent, sent.bytesSent,
-                sent.objectsVerified, sent.objectsDamaged);
+            log.info(
+                    "Store {}: snapshot {} written to {}/{} in {} ms ({} files, {} objects sent, {} bytes sent, {} checked,"
+                            + " {} found damaged)",
+                    storeName,
+                    sent.seq,
+                    location.uri(),
+                    storeId,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                    sent.files,
+                    sent.objectsSent,
+                    sent.bytesSent,
+                    sent.objectsVerified,
+                    sent.objectsDamaged);
             SnapshotCalls.Retained deleted = location.retain(prepared, storeId, retained);
             if (deleted.manifestsDeleted > 0 || deleted.objectsDeleted > 0) {
-                log.debug("Store {}: deleted {} older snapshots and {} files no kept one references", storeName,
-                    deleted.manifestsDeleted, deleted.objectsDeleted);
+                log.debug(
+                        "Store {}: deleted {} older snapshots and {} files no kept one references",
+                        storeName,
+                        deleted.manifestsDeleted,
+                        deleted.objectsDeleted);
             }
         } catch (RuntimeException e) {
             if (closing) {
                 log.debug("Store {}: a snapshot being sent stopped as the store closed: {}", storeName, e.getMessage());
             } else {
                 failed.incrementAndGet();
-                log.warn("Store {}: a snapshot to {}/{} failed ({}); the next is taken after the interval", storeName,
-                    location.uri(), storeId, e.getMessage());
+                log.warn(
+                        "Store {}: a snapshot to {}/{} failed ({}); the next is taken after the interval",
+                        storeName,
+                        location.uri(),
+                        storeId,
+                        e.getMessage());
             }
         } finally {
             inFlight.set(null);
@@ -425,8 +500,10 @@ public final class StoreSnapshots implements AutoCloseable {
         }
         try {
             if (!sent.await(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("Store {}: a snapshot being sent did not stop within {} s of closing", storeName,
-                    CLOSE_WAIT.toSeconds());
+                log.warn(
+                        "Store {}: a snapshot being sent did not stop within {} s of closing",
+                        storeName,
+                        CLOSE_WAIT.toSeconds());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -457,20 +534,24 @@ public final class StoreSnapshots implements AutoCloseable {
      */
     static ChangelogLookup adminLookup(Map<String, Object> appConfigs) {
         return (partition, withOffsets) -> {
-            StreamsConfig streamsConfig = new StreamsConfig(appConfigs, false) { };
+            StreamsConfig streamsConfig = new StreamsConfig(appConfigs, false) {};
             Map<String, Object> config = streamsConfig.getAdminConfigs("txn-rocksdb-snapshots");
-            Duration timeout = Duration.ofMillis(Long.parseLong(String.valueOf(
-                config.getOrDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))));
+            Duration timeout = Duration.ofMillis(Long.parseLong(
+                    String.valueOf(config.getOrDefault(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 60_000))));
             try (Admin admin = Admin.create(config)) {
-                TopicDescription description = admin.describeTopics(List.of(partition.topic())).allTopicNames()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(partition.topic());
+                TopicDescription description = admin.describeTopics(List.of(partition.topic()))
+                        .allTopicNames()
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                        .get(partition.topic());
                 if (!withOffsets) {
                     return new ChangelogState(description.topicId(), -1, -1);
                 }
-                ListOffsetsResultInfo start = admin.listOffsets(Map.of(partition, OffsetSpec.earliest())).partitionResult(partition)
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                ListOffsetsResultInfo end = admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                ListOffsetsResultInfo start = admin.listOffsets(Map.of(partition, OffsetSpec.earliest()))
+                        .partitionResult(partition)
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                ListOffsetsResultInfo end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                        .partitionResult(partition)
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 return new ChangelogState(description.topicId(), start.offset(), end.offset());
             }
         };

@@ -21,10 +21,14 @@ public final class SupplierFactory {
      *
      * @param strategy the stores' own transaction strategy, or null for the configured one
      */
-    public static TxnSessionBytesStoreSupplier sessionStore(String name, Duration retentionPeriod, boolean transactional,
-                                                     TransactionStrategy strategy, boolean emitFinal) {
-        return new TxnSessionBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional, strategy,
-            emitFinal);
+    public static TxnSessionBytesStoreSupplier sessionStore(
+            String name,
+            Duration retentionPeriod,
+            boolean transactional,
+            TransactionStrategy strategy,
+            boolean emitFinal) {
+        return new TxnSessionBytesStoreSupplier(
+                name, sessionMillis(name, retentionPeriod), transactional, strategy, emitFinal);
     }
 
     /**
@@ -32,11 +36,14 @@ public final class SupplierFactory {
      *
      * @param strategy the stores' own transaction strategy, or null for the configured one
      */
-    public static TxnSessionHeadersBytesStoreSupplier sessionStoreWithHeaders(String name, Duration retentionPeriod,
-                                                                       boolean transactional, TransactionStrategy strategy,
-                                                                       boolean emitFinal) {
-        return new TxnSessionHeadersBytesStoreSupplier(name, sessionMillis(name, retentionPeriod), transactional,
-            strategy, emitFinal);
+    public static TxnSessionHeadersBytesStoreSupplier sessionStoreWithHeaders(
+            String name,
+            Duration retentionPeriod,
+            boolean transactional,
+            TransactionStrategy strategy,
+            boolean emitFinal) {
+        return new TxnSessionHeadersBytesStoreSupplier(
+                name, sessionMillis(name, retentionPeriod), transactional, strategy, emitFinal);
     }
 
     /** Kafka's session store argument checks: the retention period in ms. */
@@ -78,12 +85,18 @@ public final class SupplierFactory {
      *
      * @param strategy the stores' own transaction strategy, or null for the configured one
      */
-    public static TxnWindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-                                                   boolean retainDuplicates, boolean timestamped, boolean transactional,
-                                                   TransactionStrategy strategy, TxnWindowStore.Layout layout) {
+    public static TxnWindowBytesStoreSupplier windowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean timestamped,
+            boolean transactional,
+            TransactionStrategy strategy,
+            TxnWindowStore.Layout layout) {
         long[] millis = windowMillis(name, retentionPeriod, windowSize);
-        return new TxnWindowBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, timestamped,
-            transactional, strategy, layout);
+        return new TxnWindowBytesStoreSupplier(
+                name, millis[0], millis[1], retainDuplicates, timestamped, transactional, strategy, layout);
     }
 
     /**
@@ -91,13 +104,17 @@ public final class SupplierFactory {
      *
      * @param strategy the stores' own transaction strategy, or null for the configured one
      */
-    public static TxnWindowHeadersBytesStoreSupplier windowStoreWithHeaders(String name, Duration retentionPeriod,
-                                                                     Duration windowSize, boolean retainDuplicates,
-                                                                     boolean transactional, TransactionStrategy strategy,
-                                                                     TxnWindowStore.Layout layout) {
+    public static TxnWindowHeadersBytesStoreSupplier windowStoreWithHeaders(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy,
+            TxnWindowStore.Layout layout) {
         long[] millis = windowMillis(name, retentionPeriod, windowSize);
-        return new TxnWindowHeadersBytesStoreSupplier(name, millis[0], millis[1], retainDuplicates, transactional,
-            strategy, layout);
+        return new TxnWindowHeadersBytesStoreSupplier(
+                name, millis[0], millis[1], retainDuplicates, transactional, strategy, layout);
     }
 
     /** Kafka's window store argument checks: the retention period and window size in ms. */
@@ -115,16 +132,28 @@ public final class SupplierFactory {
         }
         if (windowSizeMs > retentionMs) {
             throw new IllegalArgumentException("The retention period of the window store " + name
-                + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
-                + retentionPeriod + "]");
+                    + " must be no smaller than its window size. Got size=[" + windowSize + "], retention=["
+                    + retentionPeriod + "]");
         }
         return new long[] {retentionMs, windowSizeMs};
     }
 
-    public static WindowBytesStoreSupplier windowStore(String name, Duration retentionPeriod, Duration windowSize,
-                                                        boolean retainDuplicates, boolean timestamped,
-                                                        boolean transactional, TransactionStrategy strategy) {
-        return windowStore(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
-            TxnWindowStore.Layout.KEY_FIRST);
+    public static WindowBytesStoreSupplier windowStore(
+            String name,
+            Duration retentionPeriod,
+            Duration windowSize,
+            boolean retainDuplicates,
+            boolean timestamped,
+            boolean transactional,
+            TransactionStrategy strategy) {
+        return windowStore(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                timestamped,
+                transactional,
+                strategy,
+                TxnWindowStore.Layout.KEY_FIRST);
     }
 }

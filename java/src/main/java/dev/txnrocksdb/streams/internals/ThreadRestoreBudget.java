@@ -16,7 +16,8 @@ final class ThreadRestoreBudget {
     static final long MAX_POLL_INTERVAL_MS_DEFAULT = 300_000L;
 
     /** Per thread: [start of its window, nanoseconds spent in it, nanoseconds waited in it]. */
-    private static final ThreadLocal<long[]> SPENT = ThreadLocal.withInitial(() -> new long[] {System.nanoTime(), 0, 0});
+    private static final ThreadLocal<long[]> SPENT =
+            ThreadLocal.withInitial(() -> new long[] {System.nanoTime(), 0, 0});
 
     private final long windowNanos;
     private final long timeNanos;
@@ -32,8 +33,9 @@ final class ThreadRestoreBudget {
     static ThreadRestoreBudget of(Map<String, Object> appConfigs, long waitMs) {
         long interval = MAX_POLL_INTERVAL_MS_DEFAULT;
         // Kafka Streams' order: the plain setting, then consumer.-prefixed, then main.consumer.-prefixed
-        for (String key : new String[] {"max.poll.interval.ms", "consumer.max.poll.interval.ms",
-            "main.consumer.max.poll.interval.ms"}) {
+        for (String key : new String[] {
+            "max.poll.interval.ms", "consumer.max.poll.interval.ms", "main.consumer.max.poll.interval.ms"
+        }) {
             Object value = appConfigs.get(key);
             if (value != null) {
                 try {

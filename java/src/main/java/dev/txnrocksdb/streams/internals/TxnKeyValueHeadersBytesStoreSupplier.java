@@ -12,7 +12,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code dsl.store.format=headers}: the counterpart of Kafka's
  * {@code RocksDBKeyValueHeadersBytesStoreSupplier}. Obtain one from {@link dev.txnrocksdb.streams.TxnStores}.
  */
-public final class TxnKeyValueHeadersBytesStoreSupplier extends TxnKeyValueSupplierBase implements HeadersBytesStoreSupplier {
+public final class TxnKeyValueHeadersBytesStoreSupplier extends TxnKeyValueSupplierBase
+        implements HeadersBytesStoreSupplier {
     /**
      * @param name the store name
      * @param transactional whether the supplied stores stage writes until commit

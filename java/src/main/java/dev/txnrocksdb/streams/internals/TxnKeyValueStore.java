@@ -80,8 +80,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        core.init(context, root, valueFormat(),
-            (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
+        core.init(context, root, valueFormat(), (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
     }
 
     // ---------------------------------------------------------------- writes

@@ -7,7 +7,8 @@ public abstract class TxnSegmentedSupplierBase extends TxnSupplierBase {
     private final long retentionPeriod;
     private final long segmentInterval;
 
-    public TxnSegmentedSupplierBase(String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy) {
+    public TxnSegmentedSupplierBase(
+            String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy) {
         super(name, transactional, strategy);
         this.retentionPeriod = retentionPeriod;
         this.segmentInterval = defaultSegmentInterval(retentionPeriod);

@@ -37,13 +37,13 @@ public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase imple
      *     {@link dev.txnrocksdb.streams.TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional,
-                                 TransactionStrategy strategy) {
+    public TxnSessionBytesStoreSupplier(
+            String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy) {
         this(name, retentionPeriod, transactional, strategy, false);
     }
 
-    public TxnSessionBytesStoreSupplier(String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy,
-                                 boolean emitFinal) {
+    public TxnSessionBytesStoreSupplier(
+            String name, long retentionPeriod, boolean transactional, TransactionStrategy strategy, boolean emitFinal) {
         super(name, retentionPeriod, transactional, strategy);
         this.emitFinal = emitFinal;
     }
@@ -51,8 +51,8 @@ public class TxnSessionBytesStoreSupplier extends TxnSegmentedSupplierBase imple
     /** A new, unopened store on every call. */
     @Override
     public SessionStore<Bytes, byte[]> get() {
-        return new TxnSessionStore(name(), retentionPeriod(), segmentIntervalMs(), transactional(), transactionStrategy(),
-            emitFinal);
+        return new TxnSessionStore(
+                name(), retentionPeriod(), segmentIntervalMs(), transactional(), transactionStrategy(), emitFinal);
     }
 
     /** Whether the supplied stores answer {@code findSessions(long, long)} (emit-final aggregations). */

@@ -44,7 +44,7 @@ import org.apache.kafka.streams.state.internals.WithRetentionPeriod;
  * as Kafka's time-ordered session store does.
  */
 public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
-    implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
+        implements SessionStore<Bytes, byte[]>, WithRetentionPeriod {
 
     private final long retentionPeriod;
     private final long segmentInterval;
@@ -86,18 +86,28 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
-                    TransactionStrategy strategy) {
+    public TxnSessionStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            boolean transactional,
+            TransactionStrategy strategy) {
         this(name, retentionPeriod, segmentInterval, transactional, strategy, false);
     }
 
     /** @param emitFinal whether to answer {@link #findSessions(long, long)} (emit-final aggregations) */
-    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional, boolean emitFinal) {
+    public TxnSessionStore(
+            String name, long retentionPeriod, long segmentInterval, boolean transactional, boolean emitFinal) {
         this(name, retentionPeriod, segmentInterval, transactional, null, emitFinal);
     }
 
-    public TxnSessionStore(String name, long retentionPeriod, long segmentInterval, boolean transactional,
-             TransactionStrategy strategy, boolean emitFinal) {
+    public TxnSessionStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            boolean transactional,
+            TransactionStrategy strategy,
+            boolean emitFinal) {
         super(name, transactional, strategy);
         if (retentionPeriod < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
@@ -125,8 +135,11 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        core.init(context, root, valueFormat(),
-            (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));
+        core.init(
+                context,
+                root,
+                valueFormat(),
+                (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));
         this.expiredRecords = ExpiredRecords.forContext(context);
     }
 
@@ -153,7 +166,8 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     @Override
     public void put(Windowed<Bytes> sessionKey, byte[] aggregate) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
-        byte[] key = Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
+        byte[] key =
+                Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
         if (core.store().put(key, start, end, aggregate)) {
@@ -172,7 +186,8 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     @Override
     public void remove(Windowed<Bytes> sessionKey) {
         Objects.requireNonNull(sessionKey, "sessionKey cannot be null");
-        byte[] key = Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
+        byte[] key =
+                Objects.requireNonNull(sessionKey.key(), "key cannot be null").get();
         long start = sessionKey.window().start();
         long end = sessionKey.window().end();
         core.store().remove(key, start, end);
@@ -181,27 +196,26 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     // ---------------------------------------------------------------- reads
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes key, long earliestSessionEndTime,
-                                                                  long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         return reads.findSessions(key, earliestSessionEndTime, latestSessionStartTime);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes key, long earliestSessionEndTime,
-                                                                          long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes key, long earliestSessionEndTime, long latestSessionStartTime) {
         return reads.backwardFindSessions(key, earliestSessionEndTime, latestSessionStartTime);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime,
-                                                                  long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
         return reads.findSessions(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime);
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(Bytes keyFrom, Bytes keyTo,
-                                                                          long earliestSessionEndTime,
-                                                                          long latestSessionStartTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFindSessions(
+            Bytes keyFrom, Bytes keyTo, long earliestSessionEndTime, long latestSessionStartTime) {
         return reads.backwardFindSessions(keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime);
     }
 
@@ -214,9 +228,11 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
      *     aggregation, with Kafka's message
      */
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(long earliestSessionEndTime, long latestSessionEndTime) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> findSessions(
+            long earliestSessionEndTime, long latestSessionEndTime) {
         if (!emitFinal) {
-            throw new UnsupportedOperationException("This API is not supported by this implementation of SessionStore.");
+            throw new UnsupportedOperationException(
+                    "This API is not supported by this implementation of SessionStore.");
         }
         return reads.findSessions(earliestSessionEndTime, latestSessionEndTime);
     }
@@ -266,6 +282,7 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{name=" + name() + ", retentionPeriod=" + retentionPeriod
-            + ", segmentInterval=" + segmentInterval + ", transactional=" + transactional() + ", emitFinal=" + emitFinal + "}";
+                + ", segmentInterval=" + segmentInterval + ", transactional=" + transactional() + ", emitFinal="
+                + emitFinal + "}";
     }
 }

@@ -19,8 +19,13 @@ public class TxnSessionStoreWithHeaders extends TxnSessionStore implements Heade
      * @param emitFinal whether to answer {@code findSessions(long, long)} (emit-final aggregations)
      * @see TxnSessionStore#TxnSessionStore(String, long, long, boolean, TransactionStrategy)
      */
-    public TxnSessionStoreWithHeaders(String name, long retentionPeriod, long segmentInterval, boolean transactional,
-                               TransactionStrategy strategy, boolean emitFinal) {
+    public TxnSessionStoreWithHeaders(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            boolean transactional,
+            TransactionStrategy strategy,
+            boolean emitFinal) {
         super(name, retentionPeriod, segmentInterval, transactional, strategy, emitFinal);
     }
 

@@ -58,6 +58,6 @@ public abstract class TxnSupplierBase {
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{name=" + name + details() + ", transactional=" + transactional
-            + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + "}";
+                + ", strategy=" + (strategy == null ? "from config" : strategy.configName()) + "}";
     }
 }

@@ -17,8 +17,13 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
      *
      * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean)
      */
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                              boolean retainDuplicates, boolean transactional) {
+    public TxnTimestampedWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional);
     }
 
@@ -39,19 +44,37 @@ public class TxnTimestampedWindowStore extends TxnWindowStore implements Timesta
      *     {@code segmentInterval} is not positive
      * @see TxnWindowStore#TxnWindowStore(String, long, long, long, boolean, boolean, TransactionStrategy)
      */
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                              boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
+    public TxnTimestampedWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy);
     }
 
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                       boolean retainDuplicates, boolean transactional, Layout layout) {
+    public TxnTimestampedWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, layout);
     }
 
-    public TxnTimestampedWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                       boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
-                       Layout layout) {
+    public TxnTimestampedWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy,
+            Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, layout);
     }
 

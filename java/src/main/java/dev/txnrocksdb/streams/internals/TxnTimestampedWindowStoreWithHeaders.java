@@ -19,9 +19,15 @@ public class TxnTimestampedWindowStoreWithHeaders extends TxnTimestampedWindowSt
      *
      * @see TxnTimestampedWindowStore#TxnTimestampedWindowStore(String, long, long, long, boolean, boolean, TransactionStrategy, Layout)
      */
-    public TxnTimestampedWindowStoreWithHeaders(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                                         boolean retainDuplicates, boolean transactional, TransactionStrategy strategy,
-                                         Layout layout) {
+    public TxnTimestampedWindowStoreWithHeaders(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy,
+            Layout layout) {
         super(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, layout);
     }
 

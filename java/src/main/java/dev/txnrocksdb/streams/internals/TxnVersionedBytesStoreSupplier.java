@@ -15,8 +15,8 @@ public final class TxnVersionedBytesStoreSupplier extends TxnSupplierBase implem
     private final long historyRetentionMs;
     private final long segmentIntervalMs;
 
-    public TxnVersionedBytesStoreSupplier(String name, long historyRetentionMs, long segmentIntervalMs,
-                                   TransactionStrategy strategy) {
+    public TxnVersionedBytesStoreSupplier(
+            String name, long historyRetentionMs, long segmentIntervalMs, TransactionStrategy strategy) {
         super(name, true, strategy);
         this.historyRetentionMs = historyRetentionMs;
         this.segmentIntervalMs = segmentIntervalMs;
@@ -40,7 +40,7 @@ public final class TxnVersionedBytesStoreSupplier extends TxnSupplierBase implem
     @Override
     public KeyValueStore<Bytes, byte[]> get() {
         return new VersionedKeyValueToBytesStoreAdapter(
-            new TxnVersionedKeyValueStore(name(), transactionStrategy(), historyRetentionMs, segmentIntervalMs));
+                new TxnVersionedKeyValueStore(name(), transactionStrategy(), historyRetentionMs, segmentIntervalMs));
     }
 
     /** {@value StoreMetrics#KEY_VALUE_SCOPE}. */

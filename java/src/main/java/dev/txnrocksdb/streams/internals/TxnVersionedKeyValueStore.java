@@ -59,8 +59,8 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
      * @param segmentIntervalMs the width of a segment of history
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnVersionedKeyValueStore(String name, TransactionStrategy strategy, long historyRetentionMs,
-                              long segmentIntervalMs) {
+    public TxnVersionedKeyValueStore(
+            String name, TransactionStrategy strategy, long historyRetentionMs, long segmentIntervalMs) {
         super(name, true, strategy);
         this.historyRetentionMs = historyRetentionMs;
         this.segmentIntervalMs = segmentIntervalMs;
@@ -84,8 +84,12 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
     @Override
     public void init(StateStoreContext context, StateStore root) {
         expiredRecords = ExpiredRecords.forContext(context);
-        core.init(context, root, valueFormat(),
-            (dir, options) -> NativeVersionedStore.open(core.name(), dir, options, historyRetentionMs, segmentIntervalMs));
+        core.init(
+                context,
+                root,
+                valueFormat(),
+                (dir, options) ->
+                        NativeVersionedStore.open(core.name(), dir, options, historyRetentionMs, segmentIntervalMs));
     }
 
     /**
@@ -172,7 +176,9 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
         }
         Position position = core.position(config.getIsolationLevel());
         StateStoreContext context = core.context();
-        int partition = context == null || context.taskId() == null ? -1 : context.taskId().partition();
+        int partition = context == null || context.taskId() == null
+                ? -1
+                : context.taskId().partition();
         QueryResult<R> result;
         if (!StoreQueryUtils.isPermitted(position, positionBound, partition)) {
             result = QueryResult.notUpToBound(position, positionBound, partition);
@@ -181,8 +187,13 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
             long from = versions.fromTime().map(java.time.Instant::toEpochMilli).orElse(Long.MIN_VALUE);
             long to = versions.toTime().map(java.time.Instant::toEpochMilli).orElse(Long.MAX_VALUE);
             boolean committedOnly = config.getIsolationLevel() == IsolationLevel.READ_COMMITTED;
-            List<VersionedRecord<byte[]>> found = core.store().versions(versions.key().get(), from, to,
-                versions.resultOrder() != ResultOrder.DESCENDING, committedOnly);
+            List<VersionedRecord<byte[]>> found = core.store()
+                    .versions(
+                            versions.key().get(),
+                            from,
+                            to,
+                            versions.resultOrder() != ResultOrder.DESCENDING,
+                            committedOnly);
             result = (QueryResult<R>) QueryResult.forResult(new ListVersionedRecordIterator(found));
         }
         if (config.isCollectExecutionInfo()) {
@@ -267,9 +278,12 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
 
         @Override
         public <R> QueryResult<R> query(Query<R> query, PositionBound positionBound, QueryConfig config) {
-            return TxnVersionedKeyValueStore.this.query(query, positionBound,
-                config.getIsolationLevel() == IsolationLevel.READ_COMMITTED ? config
-                    : new QueryConfig(config.isCollectExecutionInfo(), IsolationLevel.READ_COMMITTED));
+            return TxnVersionedKeyValueStore.this.query(
+                    query,
+                    positionBound,
+                    config.getIsolationLevel() == IsolationLevel.READ_COMMITTED
+                            ? config
+                            : new QueryConfig(config.isCollectExecutionInfo(), IsolationLevel.READ_COMMITTED));
         }
 
         @Override

@@ -32,8 +32,13 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
      * @param transactional whether the stores stage writes until commit
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                boolean timestamped, boolean transactional) {
+    public TxnWindowBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timestamped,
+            boolean transactional) {
         this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, null);
     }
 
@@ -51,15 +56,34 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
      *     {@link dev.txnrocksdb.streams.TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
      * @throws NullPointerException if {@code name} is null
      */
-    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                boolean timestamped, boolean transactional, TransactionStrategy strategy) {
-        this(name, retentionPeriod, windowSize, retainDuplicates, timestamped, transactional, strategy,
-            TxnWindowStore.Layout.KEY_FIRST);
+    public TxnWindowBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timestamped,
+            boolean transactional,
+            TransactionStrategy strategy) {
+        this(
+                name,
+                retentionPeriod,
+                windowSize,
+                retainDuplicates,
+                timestamped,
+                transactional,
+                strategy,
+                TxnWindowStore.Layout.KEY_FIRST);
     }
 
-    public TxnWindowBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                         boolean timestamped, boolean transactional, TransactionStrategy strategy,
-                         TxnWindowStore.Layout layout) {
+    public TxnWindowBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean timestamped,
+            boolean transactional,
+            TransactionStrategy strategy,
+            TxnWindowStore.Layout layout) {
         super(name, retentionPeriod, transactional, strategy);
         this.windowSize = windowSize;
         this.retainDuplicates = retainDuplicates;
@@ -71,10 +95,24 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
     @Override
     public WindowStore<Bytes, byte[]> get() {
         return timestamped
-            ? new TxnTimestampedWindowStore(name(), retentionPeriod(), segmentIntervalMs(), windowSize, retainDuplicates,
-                transactional(), transactionStrategy(), layout)
-            : new TxnWindowStore(name(), retentionPeriod(), segmentIntervalMs(), windowSize, retainDuplicates,
-                transactional(), transactionStrategy(), layout);
+                ? new TxnTimestampedWindowStore(
+                        name(),
+                        retentionPeriod(),
+                        segmentIntervalMs(),
+                        windowSize,
+                        retainDuplicates,
+                        transactional(),
+                        transactionStrategy(),
+                        layout)
+                : new TxnWindowStore(
+                        name(),
+                        retentionPeriod(),
+                        segmentIntervalMs(),
+                        windowSize,
+                        retainDuplicates,
+                        transactional(),
+                        transactionStrategy(),
+                        layout);
     }
 
     /** {@value StoreMetrics#WINDOW_SCOPE}. */
@@ -106,6 +144,6 @@ public class TxnWindowBytesStoreSupplier extends TxnSegmentedSupplierBase implem
     @Override
     String details() {
         return super.details() + ", windowSize=" + windowSize + ", retainDuplicates=" + retainDuplicates
-            + ", timestamped=" + timestamped + ", layout=" + layout;
+                + ", timestamped=" + timestamped + ", layout=" + layout;
     }
 }

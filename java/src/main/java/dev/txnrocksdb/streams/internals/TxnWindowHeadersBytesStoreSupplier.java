@@ -12,17 +12,31 @@ import org.apache.kafka.streams.state.WindowStore;
  * {@code dsl.store.format=headers}: the counterpart of Kafka's
  * {@code RocksDbWindowHeadersBytesStoreSupplier}. Obtain one from {@link dev.txnrocksdb.streams.TxnStores}.
  */
-public final class TxnWindowHeadersBytesStoreSupplier extends TxnWindowBytesStoreSupplier implements HeadersBytesStoreSupplier {
+public final class TxnWindowHeadersBytesStoreSupplier extends TxnWindowBytesStoreSupplier
+        implements HeadersBytesStoreSupplier {
     /** Built by {@link dev.txnrocksdb.streams.TxnStores}, which validates the arguments as Kafka's {@code Stores} does. */
-    public TxnWindowHeadersBytesStoreSupplier(String name, long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                       boolean transactional, TransactionStrategy strategy, TxnWindowStore.Layout layout) {
+    public TxnWindowHeadersBytesStoreSupplier(
+            String name,
+            long retentionPeriod,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy,
+            TxnWindowStore.Layout layout) {
         super(name, retentionPeriod, windowSize, retainDuplicates, true, transactional, strategy, layout);
     }
 
     /** A new, unopened store on every call. */
     @Override
     public WindowStore<Bytes, byte[]> get() {
-        return new TxnTimestampedWindowStoreWithHeaders(name(), retentionPeriod(), segmentIntervalMs(), windowSize(),
-            retainDuplicates(), transactional(), transactionStrategy(), layout());
+        return new TxnTimestampedWindowStoreWithHeaders(
+                name(),
+                retentionPeriod(),
+                segmentIntervalMs(),
+                windowSize(),
+                retainDuplicates(),
+                transactional(),
+                transactionStrategy(),
+                layout());
     }
 }

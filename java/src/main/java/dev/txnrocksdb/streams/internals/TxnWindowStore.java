@@ -1,8 +1,8 @@
 package dev.txnrocksdb.streams.internals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore.RetentionEdge;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore;
+import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore.RetentionEdge;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.utils.Bytes;
@@ -47,7 +47,7 @@ import org.apache.kafka.streams.state.internals.WrappedStateStore;
  * closed. Restore decodes Kafka's window changelog keys, one native call per batch.
  */
 public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
-    implements WindowStore<Bytes, byte[]>, WithRetentionPeriod {
+        implements WindowStore<Bytes, byte[]>, WithRetentionPeriod {
     /**
      * How the store iterates multi-key scans, matching one of Kafka's RocksDB window stores.
      */
@@ -94,9 +94,22 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                   boolean retainDuplicates, boolean transactional) {
-        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, null, Layout.KEY_FIRST);
+    public TxnWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional) {
+        this(
+                name,
+                retentionPeriod,
+                segmentInterval,
+                windowSize,
+                retainDuplicates,
+                transactional,
+                null,
+                Layout.KEY_FIRST);
     }
 
     /**
@@ -116,18 +129,45 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
      * @throws IllegalArgumentException if {@code retentionPeriod} is negative or
      *     {@code segmentInterval} is not positive
      */
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize,
-                   boolean retainDuplicates, boolean transactional, TransactionStrategy strategy) {
-        this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, strategy, Layout.KEY_FIRST);
+    public TxnWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy) {
+        this(
+                name,
+                retentionPeriod,
+                segmentInterval,
+                windowSize,
+                retainDuplicates,
+                transactional,
+                strategy,
+                Layout.KEY_FIRST);
     }
 
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
-                   boolean transactional, Layout layout) {
+    public TxnWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            Layout layout) {
         this(name, retentionPeriod, segmentInterval, windowSize, retainDuplicates, transactional, null, layout);
     }
 
-    public TxnWindowStore(String name, long retentionPeriod, long segmentInterval, long windowSize, boolean retainDuplicates,
-                   boolean transactional, TransactionStrategy strategy, Layout layout) {
+    public TxnWindowStore(
+            String name,
+            long retentionPeriod,
+            long segmentInterval,
+            long windowSize,
+            boolean retainDuplicates,
+            boolean transactional,
+            TransactionStrategy strategy,
+            Layout layout) {
         super(name, transactional, strategy);
         if (retentionPeriod < 0) {
             throw new IllegalArgumentException("retentionPeriod cannot be negative");
@@ -145,9 +185,13 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
     }
 
     private WindowReadView readView(boolean committedOnly) {
-        return new WindowReadView(core::store, committedOnly, windowSize, () -> seqnum,
-            this::timeFirstScans,
-            () -> layout == Layout.TIME_ORDERED && !cachedAbove);
+        return new WindowReadView(
+                core::store,
+                committedOnly,
+                windowSize,
+                () -> seqnum,
+                this::timeFirstScans,
+                () -> layout == Layout.TIME_ORDERED && !cachedAbove);
     }
 
     // ---------------------------------------------------------------- lifecycle
@@ -166,8 +210,12 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
         // Kafka's time-ordered store shows windows with start >= streamTime - retention, the
         // key-first store only those with start > streamTime - retention; both drop the same puts.
         RetentionEdge edge = layout == Layout.KEY_FIRST ? RetentionEdge.EXCLUDED : RetentionEdge.INCLUDED;
-        core.init(context, root, valueFormat(),
-            (dir, options) -> NativeWindowStore.open(core.name(), dir, options, retentionPeriod, segmentInterval, edge));
+        core.init(
+                context,
+                root,
+                valueFormat(),
+                (dir, options) ->
+                        NativeWindowStore.open(core.name(), dir, options, retentionPeriod, segmentInterval, edge));
         this.expiredRecords = ExpiredRecords.forContext(context);
         this.cachedAbove = cachingLayerAbove(root, this);
     }
@@ -268,7 +316,8 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(
+            Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
         return reads.backwardFetch(keyFrom, keyTo, timeFrom, timeTo);
     }
 
@@ -307,7 +356,7 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
     @Override
     public String toString() {
         return getClass().getSimpleName() + "{name=" + name() + ", retentionPeriod=" + retentionPeriod
-            + ", segmentInterval=" + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates="
-            + retainDuplicates + ", transactional=" + transactional() + ", layout=" + layout + "}";
+                + ", segmentInterval=" + segmentInterval + ", windowSize=" + windowSize + ", retainDuplicates="
+                + retainDuplicates + ", transactional=" + transactional() + ", layout=" + layout + "}";
     }
 }

@@ -47,8 +47,13 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
      * @param timeFirstScans whether {@code fetchAll} and {@code all} return time-first order
      * @param timeFirstKeyRanges whether key-range fetches return time-first order
      */
-    public WindowReadView(Supplier<NativeWindowStore> store, boolean committedOnly, long windowSize, IntSupplier seqnum,
-                          BooleanSupplier timeFirstScans, BooleanSupplier timeFirstKeyRanges) {
+    public WindowReadView(
+            Supplier<NativeWindowStore> store,
+            boolean committedOnly,
+            long windowSize,
+            IntSupplier seqnum,
+            BooleanSupplier timeFirstScans,
+            BooleanSupplier timeFirstKeyRanges) {
         this.store = store;
         this.committedOnly = committedOnly;
         this.windowSize = windowSize;
@@ -79,7 +84,8 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
         return keyRange(keyFrom, keyTo, timeFrom, timeTo, false);
     }
 
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(
+            Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo) {
         return keyRange(keyFrom, keyTo, timeFrom, timeTo, true);
     }
 
@@ -114,13 +120,14 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(Bytes keyFrom, Bytes keyTo, Instant timeFrom, Instant timeTo) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> fetch(
+            Bytes keyFrom, Bytes keyTo, Instant timeFrom, Instant timeTo) {
         return fetch(keyFrom, keyTo, millis(timeFrom, "timeFrom"), millis(timeTo, "timeTo"));
     }
 
     @Override
-    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(Bytes keyFrom, Bytes keyTo, Instant timeFrom,
-                                                                   Instant timeTo) {
+    public KeyValueIterator<Windowed<Bytes>, byte[]> backwardFetch(
+            Bytes keyFrom, Bytes keyTo, Instant timeFrom, Instant timeTo) {
         return backwardFetch(keyFrom, keyTo, millis(timeFrom, "timeFrom"), millis(timeTo, "timeTo"));
     }
 
@@ -146,21 +153,21 @@ public final class WindowReadView implements ReadOnlyWindowStore<Bytes, byte[]> 
         return new WindowValuesIterator(open(k, k, timeFrom, timeTo, reverse));
     }
 
-    private KeyValueIterator<Windowed<Bytes>, byte[]> keyRange(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo,
-                                                               boolean reverse) {
+    private KeyValueIterator<Windowed<Bytes>, byte[]> keyRange(
+            Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo, boolean reverse) {
         if (KeyRanges.isInvertedRange(keyFrom, keyTo, log)) {
             return new EmptyKeyValueIterator<>();
         }
         return windows(keyFrom, keyTo, timeFrom, timeTo, reverse, timeFirstKeyRanges.getAsBoolean());
     }
 
-    private KeyValueIterator<Windowed<Bytes>, byte[]> windows(Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo,
-                                                              boolean reverse, boolean timeFirst) {
-        NativeIterator source = open(keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(),
-            timeFrom, timeTo, reverse);
+    private KeyValueIterator<Windowed<Bytes>, byte[]> windows(
+            Bytes keyFrom, Bytes keyTo, long timeFrom, long timeTo, boolean reverse, boolean timeFirst) {
+        NativeIterator source = open(
+                keyFrom == null ? null : keyFrom.get(), keyTo == null ? null : keyTo.get(), timeFrom, timeTo, reverse);
         KeyValueIterator<Bytes, byte[]> entries = timeFirst
-            ? new SortedEntries(source, UnaryOperator.identity(), SegmentedKeys::timeFirstWindowOrder, reverse)
-            : source;
+                ? new SortedEntries(source, UnaryOperator.identity(), SegmentedKeys::timeFirstWindowOrder, reverse)
+                : source;
         return new StoreKeyIterator<>(source, entries, storeKey -> SegmentedKeys.windowedKey(storeKey, windowSize));
     }
 

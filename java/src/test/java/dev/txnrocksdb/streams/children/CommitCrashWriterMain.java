@@ -55,7 +55,8 @@ public final class CommitCrashWriterMain {
     public static void main(String[] args) throws InterruptedException {
         File stateDir = new File(args[0]);
         String storeName = args[1];
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
         int bigCount = Integer.parseInt(args[3]);
         int valueBytes = Integer.parseInt(args[4]);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);

@@ -29,7 +29,8 @@ public final class CrashWriterMain {
         int committed = Integer.parseInt(args[2]);
         int uncommitted = Integer.parseInt(args[3]);
         long offset = Long.parseLong(args[4]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[5]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[5]);
 
         TxnKeyValueStore store = new TxnKeyValueStore(storeName, true, strategy);
         store.init(new TestStateStoreContext(stateDir), store);

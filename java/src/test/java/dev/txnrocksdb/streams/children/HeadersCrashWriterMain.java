@@ -62,15 +62,22 @@ public final class HeadersCrashWriterMain {
         switch (kind) {
             case "key-value":
                 store = Stores.timestampedKeyValueStoreWithHeadersBuilder(
-                    TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders("store", strategy), Serdes.String(), Serdes.String());
+                        TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders("store", strategy),
+                        Serdes.String(),
+                        Serdes.String());
                 break;
             case "window":
-                store = Stores.timestampedWindowStoreWithHeadersBuilder(TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders(
-                    "store", retention, Duration.ofMinutes(1), false, strategy), Serdes.String(), Serdes.String());
+                store = Stores.timestampedWindowStoreWithHeadersBuilder(
+                        TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders(
+                                "store", retention, Duration.ofMinutes(1), false, strategy),
+                        Serdes.String(),
+                        Serdes.String());
                 break;
             default:
                 store = Stores.sessionStoreWithHeadersBuilder(
-                    TxnStores.persistentTransactionalSessionStoreWithHeaders("store", retention, strategy), Serdes.String(), Serdes.String());
+                        TxnStores.persistentTransactionalSessionStoreWithHeaders("store", retention, strategy),
+                        Serdes.String(),
+                        Serdes.String());
         }
         Topology topology = new Topology();
         topology.addSource("in", new StringDeserializer(), new StringDeserializer(), "in");
@@ -84,10 +91,12 @@ public final class HeadersCrashWriterMain {
 
     public static void main(String[] args) {
         String kind = args[1];
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]);
         int readyAfter = Integer.parseInt(args[3]);
         try (TopologyTestDriver driver = new TopologyTestDriver(topology(kind, strategy), props(args[0]))) {
-            TestInputTopic<String, String> in = driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
+            TestInputTopic<String, String> in =
+                    driver.createInputTopic("in", new StringSerializer(), new StringSerializer());
             for (int i = 0; ; i++) {
                 RecordHeaders headers = new RecordHeaders();
                 headers.add("seq", Integer.toString(i).getBytes(StandardCharsets.UTF_8));
@@ -119,16 +128,22 @@ public final class HeadersCrashWriterMain {
             switch (kind) {
                 case "key-value":
                     context.<TimestampedKeyValueStoreWithHeaders<String, String>>getStateStore("store")
-                        .put(record.key(), ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers()));
+                            .put(
+                                    record.key(),
+                                    ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers()));
                     break;
                 case "window":
                     context.<TimestampedWindowStoreWithHeaders<String, String>>getStateStore("store")
-                        .put(record.key(), ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers()), 0L);
+                            .put(
+                                    record.key(),
+                                    ValueTimestampHeaders.make(record.value(), record.timestamp(), record.headers()),
+                                    0L);
                     break;
                 default:
-                    context.<SessionStoreWithHeaders<String, String>>getStateStore("store").put(
-                        new Windowed<>(record.key(), new SessionWindow(0L, record.timestamp())),
-                        AggregationWithHeaders.make(record.value(), record.headers()));
+                    context.<SessionStoreWithHeaders<String, String>>getStateStore("store")
+                            .put(
+                                    new Windowed<>(record.key(), new SessionWindow(0L, record.timestamp())),
+                                    AggregationWithHeaders.make(record.value(), record.headers()));
             }
         }
     }

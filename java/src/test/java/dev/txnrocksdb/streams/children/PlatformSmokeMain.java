@@ -46,7 +46,7 @@ public final class PlatformSmokeMain {
         try {
             String loadedFrom = verify(args);
             System.out.println(VERIFIED + " " + args[0] + " " + args[4] + " on os.arch=" + System.getProperty("os.arch")
-                + ", library " + loadedFrom);
+                    + ", library " + loadedFrom);
             System.out.flush();
             System.exit(0);
         } catch (RuntimeException | AssertionError e) {
@@ -61,29 +61,44 @@ public final class PlatformSmokeMain {
         File stateDir = new File(args[1]);
         String storeName = args[2];
         long offset = Long.parseLong(args[3]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
         String platform = args[5];
         int committed = Integer.parseInt(args[6]);
 
         String loadedFrom = NativeLibrary.loadedFrom();
-        check(loadedFrom.contains("extracted from the jar's /native/" + platform + "/"),
-            "the library should come from the jar's native/" + platform + "/ folder, but it is " + loadedFrom);
+        check(
+                loadedFrom.contains("extracted from the jar's /native/" + platform + "/"),
+                "the library should come from the jar's native/" + platform + "/ folder, but it is " + loadedFrom);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);
         TestStateStoreContext context = new TestStateStoreContext(stateDir);
         switch (kind) {
-            case "kv" -> verifyKeyValue(new TxnKeyValueStore(storeName, true, strategy), context, changelog, offset, committed);
-            case "window" -> verifyWindow(
-                new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy), context, changelog, offset);
-            case "session" -> verifySession(
-                new TxnSessionStore(storeName, RETENTION, SEGMENT_INTERVAL, true, strategy), context, changelog, offset);
+            case "kv" ->
+                verifyKeyValue(new TxnKeyValueStore(storeName, true, strategy), context, changelog, offset, committed);
+            case "window" ->
+                verifyWindow(
+                        new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy),
+                        context,
+                        changelog,
+                        offset);
+            case "session" ->
+                verifySession(
+                        new TxnSessionStore(storeName, RETENTION, SEGMENT_INTERVAL, true, strategy),
+                        context,
+                        changelog,
+                        offset);
             default -> throw new IllegalArgumentException("unknown kind " + kind);
         }
         return loadedFrom;
     }
 
     /** {@link CrashWriterMain}'s commit: committed-0 .. committed-(n-1) = value-i, offset. */
-    private static void verifyKeyValue(TxnKeyValueStore store, TestStateStoreContext context, TopicPartition changelog,
-        long offset, int committed) {
+    private static void verifyKeyValue(
+            TxnKeyValueStore store,
+            TestStateStoreContext context,
+            TopicPartition changelog,
+            long offset,
+            int committed) {
         store.init(context, store);
         try {
             checkEquals(offset, store.committedOffset(changelog), "committed offset");
@@ -117,15 +132,18 @@ public final class PlatformSmokeMain {
     }
 
     /** {@link SegmentedCrashWriterMain}'s window commit: k{i} at time(s, i) = v{s}-{i} in every segment. */
-    private static void verifyWindow(TxnWindowStore store, TestStateStoreContext context, TopicPartition changelog, long offset) {
+    private static void verifyWindow(
+            TxnWindowStore store, TestStateStoreContext context, TopicPartition changelog, long offset) {
         store.init(context, store);
         try {
             checkEquals(offset, store.committedOffset(changelog), "committed offset");
             List<String> scanned = new ArrayList<>();
-            try (KeyValueIterator<Windowed<Bytes>, byte[]> range = store.fetch(key("k"), key("k~"), 0L, RETENTION * SEGMENTS)) {
+            try (KeyValueIterator<Windowed<Bytes>, byte[]> range =
+                    store.fetch(key("k"), key("k~"), 0L, RETENTION * SEGMENTS)) {
                 while (range.hasNext()) {
                     KeyValue<Windowed<Bytes>, byte[]> kv = range.next();
-                    scanned.add(string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value));
+                    scanned.add(
+                            string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value));
                 }
             }
             scanned.sort(null);
@@ -137,15 +155,18 @@ public final class PlatformSmokeMain {
     }
 
     /** {@link SegmentedCrashWriterMain}'s session commit: k{i} ending at time(s, i) = v{s}-{i} in every segment. */
-    private static void verifySession(TxnSessionStore store, TestStateStoreContext context, TopicPartition changelog, long offset) {
+    private static void verifySession(
+            TxnSessionStore store, TestStateStoreContext context, TopicPartition changelog, long offset) {
         store.init(context, store);
         try {
             checkEquals(offset, store.committedOffset(changelog), "committed offset");
             List<String> scanned = new ArrayList<>();
-            try (KeyValueIterator<Windowed<Bytes>, byte[]> range = store.findSessions(key("k"), key("k~"), 0L, RETENTION * SEGMENTS)) {
+            try (KeyValueIterator<Windowed<Bytes>, byte[]> range =
+                    store.findSessions(key("k"), key("k~"), 0L, RETENTION * SEGMENTS)) {
                 while (range.hasNext()) {
                     KeyValue<Windowed<Bytes>, byte[]> kv = range.next();
-                    scanned.add(string(kv.key.key().get()) + "@" + kv.key.window().end() + "=" + string(kv.value));
+                    scanned.add(
+                            string(kv.key.key().get()) + "@" + kv.key.window().end() + "=" + string(kv.value));
                 }
             }
             scanned.sort(null);
@@ -181,7 +202,9 @@ public final class PlatformSmokeMain {
         if (expected instanceof byte[] || actual instanceof byte[]) {
             throw new IllegalArgumentException("compare strings, not arrays");
         }
-        check(Objects.equals(expected, actual), what + ": expected " + abbreviate(expected) + " but found " + abbreviate(actual));
+        check(
+                Objects.equals(expected, actual),
+                what + ": expected " + abbreviate(expected) + " but found " + abbreviate(actual));
     }
 
     private static String abbreviate(Object o) {

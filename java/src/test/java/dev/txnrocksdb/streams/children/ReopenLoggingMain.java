@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.children;
 
-import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.ConfigValues;
@@ -22,7 +21,8 @@ public final class ReopenLoggingMain {
     public static void main(String[] args) {
         // Before anything touches SLF4J: slf4j-simple reads its configuration once.
         System.setProperty("org.slf4j.simpleLogger.log.dev.txnrocksdb.native", args[3]);
-        TxnKeyValueStore store = new TxnKeyValueStore(args[1], true, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]));
+        TxnKeyValueStore store = new TxnKeyValueStore(
+                args[1], true, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[2]));
         store.init(new TestStateStoreContext(new File(args[0])), store);
         store.close();
         System.out.println(CLOSED);

@@ -51,12 +51,14 @@ public final class SegmentedCrashWriterMain {
         File stateDir = new File(args[1]);
         String storeName = args[2];
         long offset = Long.parseLong(args[3]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[4]);
         TopicPartition changelog = new TopicPartition(storeName + "-changelog", 0);
         TestStateStoreContext context = new TestStateStoreContext(stateDir);
 
         if (kind.equals("window")) {
-            TxnWindowStore store = new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
+            TxnWindowStore store =
+                    new TxnWindowStore(storeName, RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
             store.init(context, store);
             for (int s = 0; s < SEGMENTS; s++) {
                 for (int i = 0; i < PER_SEGMENT; i++) {
@@ -73,7 +75,9 @@ public final class SegmentedCrashWriterMain {
             store.init(context, store);
             for (int s = 0; s < SEGMENTS; s++) {
                 for (int i = 0; i < PER_SEGMENT; i++) {
-                    store.put(new Windowed<>(key("k" + i), new SessionWindow(time(s, i) - 5, time(s, i))), value("v" + s + "-" + i));
+                    store.put(
+                            new Windowed<>(key("k" + i), new SessionWindow(time(s, i) - 5, time(s, i))),
+                            value("v" + s + "-" + i));
                 }
             }
             store.commit(Map.of(changelog, offset));

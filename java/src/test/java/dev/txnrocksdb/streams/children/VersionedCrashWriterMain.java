@@ -10,8 +10,8 @@ import dev.txnrocksdb.streams.internals.TxnVersionedKeyValueStore;
 import java.io.File;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map.Entry;
 import java.util.Map;
+import java.util.Map.Entry;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
@@ -54,9 +54,11 @@ public final class VersionedCrashWriterMain {
     static final int STAGED_BEFORE_READY = 3_000;
     /** How far before the stream time an out-of-order write may go: well within the grace period. */
     static final long MAX_BACK = RETENTION - 1_000L;
+
     public static final String UNCOMMITTED_PREFIX = "uncommitted-";
     /** A key only uncommitted writes touch. */
     public static final String FRESH_KEY = "fresh";
+
     public static final TopicPartition CHANGELOG = new TopicPartition(STORE + "-changelog", 0);
 
     private VersionedCrashWriterMain() {}
@@ -87,7 +89,8 @@ public final class VersionedCrashWriterMain {
             if (floor == null || floor.getValue() == null) {
                 return null;
             }
-            return new Expected(floor.getValue(), floor.getKey(), Optional.ofNullable(versions.higherKey(floor.getKey())));
+            return new Expected(
+                    floor.getValue(), floor.getKey(), Optional.ofNullable(versions.higherKey(floor.getKey())));
         }
 
         /** The latest version, or null (none, or a tombstone). */
@@ -122,18 +125,23 @@ public final class VersionedCrashWriterMain {
             if (expected == null || actual == null) {
                 return expected == null && actual == null;
             }
-            return actual.value() != null && expected.value.equals(new String(actual.value(), UTF_8))
-                && expected.timestamp == actual.timestamp() && expected.validTo.equals(actual.validTo());
+            return actual.value() != null
+                    && expected.value.equals(new String(actual.value(), UTF_8))
+                    && expected.timestamp == actual.timestamp()
+                    && expected.validTo.equals(actual.validTo());
         }
 
         public static String render(Expected expected) {
-            return expected == null ? "null" : expected.value + "@" + expected.timestamp + " validTo=" + expected.validTo;
+            return expected == null
+                    ? "null"
+                    : expected.value + "@" + expected.timestamp + " validTo=" + expected.validTo;
         }
 
         public static String render(VersionedRecord<byte[]> actual) {
-            return actual == null ? "null"
-                : (actual.value() == null ? "<null value>" : new String(actual.value(), UTF_8)) + "@" + actual.timestamp()
-                    + " validTo=" + actual.validTo();
+            return actual == null
+                    ? "null"
+                    : (actual.value() == null ? "<null value>" : new String(actual.value(), UTF_8)) + "@"
+                            + actual.timestamp() + " validTo=" + actual.validTo();
         }
     }
 
@@ -177,7 +185,8 @@ public final class VersionedCrashWriterMain {
             write(value == null ? "TOMBSTONE " + key + " " + ts : "PUT " + key + " " + ts + " " + value);
             History history = model.computeIfAbsent(key, k -> new History());
             long expected = history.validToOfNew(ts);
-            long returned = store.put(Bytes.wrap(key.getBytes(UTF_8)), value == null ? null : value.getBytes(UTF_8), ts);
+            long returned =
+                    store.put(Bytes.wrap(key.getBytes(UTF_8)), value == null ? null : value.getBytes(UTF_8), ts);
             check(returned == expected, "put " + key + "@" + ts + " returned " + returned + ", expected " + expected);
             history.versions.put(ts, value);
             streamTime = Math.max(streamTime, ts);
@@ -188,8 +197,10 @@ public final class VersionedCrashWriterMain {
             History history = model.computeIfAbsent(key, k -> new History());
             Expected expected = history.asOf(ts);
             VersionedRecord<byte[]> returned = store.delete(Bytes.wrap(key.getBytes(UTF_8)), ts);
-            check(Expected.matches(expected, returned), "delete " + key + "@" + ts + " returned " + Expected.render(returned)
-                + ", expected " + Expected.render(expected));
+            check(
+                    Expected.matches(expected, returned),
+                    "delete " + key + "@" + ts + " returned " + Expected.render(returned) + ", expected "
+                            + Expected.render(expected));
             history.versions.put(ts, null);
             streamTime = Math.max(streamTime, ts);
         }
@@ -206,7 +217,8 @@ public final class VersionedCrashWriterMain {
             if (history == null) {
                 return -1;
             }
-            List<Long> candidates = List.copyOf(history.versions.tailMap(streamTime - MAX_BACK, true).keySet());
+            List<Long> candidates = List.copyOf(
+                    history.versions.tailMap(streamTime - MAX_BACK, true).keySet());
             return candidates.isEmpty() ? -1 : candidates.get(random.nextInt(candidates.size()));
         }
 
@@ -241,7 +253,8 @@ public final class VersionedCrashWriterMain {
 
     public static void main(String[] args) throws InterruptedException {
         File stateDir = new File(args[0]);
-        TransactionStrategy strategy = ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[1]);
+        TransactionStrategy strategy =
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, args[1]);
         Random random = new Random(Long.parseLong(args[2]));
         Writer writer = new Writer(open(stateDir, strategy), true);
 
@@ -277,8 +290,11 @@ public final class VersionedCrashWriterMain {
         // 3. on and on, until killed
         while (true) {
             clock += random.nextInt(121);
-            staged.randomWrite(random, clock, random.nextInt(KEYS + 1) == KEYS ? FRESH_KEY : key(random.nextInt(KEYS)),
-                UNCOMMITTED_PREFIX + count);
+            staged.randomWrite(
+                    random,
+                    clock,
+                    random.nextInt(KEYS + 1) == KEYS ? FRESH_KEY : key(random.nextInt(KEYS)),
+                    UNCOMMITTED_PREFIX + count);
             count++;
             if (count == STAGED_BEFORE_READY) {
                 System.out.println(READY);

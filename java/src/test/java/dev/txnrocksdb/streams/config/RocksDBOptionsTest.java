@@ -38,7 +38,8 @@ class RocksDBOptionsTest {
         long sst = 0;
         for (int attempt = 0; attempt < 100 && sst == 0; attempt++) {
             Thread.sleep(50); // flushes run in the background
-            sst = StoreStatistic.LIVE_SST_FILES_SIZE.of(NativeStoreStatistics.read(store.core().store()));
+            sst = StoreStatistic.LIVE_SST_FILES_SIZE.of(
+                    NativeStoreStatistics.read(store.core().store()));
         }
         return sst;
     }
@@ -46,8 +47,8 @@ class RocksDBOptionsTest {
     @Test
     void aStoresOwnOptionsApplyToItAlone() throws Exception {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "max_write_buffer_number=2")
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "write-heavy", "write_buffer_size=262144");
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "max_write_buffer_number=2")
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "write-heavy", "write_buffer_size=262144");
         TxnKeyValueStore tuned = StoreFixture.open(new TxnKeyValueStore("write-heavy", true), context);
         TxnKeyValueStore other = StoreFixture.open(new TxnKeyValueStore("other", true), context);
         try {
@@ -68,10 +69,12 @@ class RocksDBOptionsTest {
      */
     @Test
     void twoApplicationsWithTheSameStoreNameEachGetTheirOwnOptions() throws Exception {
-        TestStateStoreContext small = new TestStateStoreContext(dir.resolve("app-small").toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=262144");
-        TestStateStoreContext large = new TestStateStoreContext(dir.resolve("app-large").toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=67108864");
+        TestStateStoreContext small = new TestStateStoreContext(
+                        dir.resolve("app-small").toFile())
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=262144");
+        TestStateStoreContext large = new TestStateStoreContext(
+                        dir.resolve("app-large").toFile())
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "counts", "write_buffer_size=67108864");
         TxnKeyValueStore first = new TxnKeyValueStore("counts", true);
         TxnKeyValueStore second = new TxnKeyValueStore("counts", true);
         // init both before either writes
@@ -89,7 +92,7 @@ class RocksDBOptionsTest {
     @Test
     void anOptionCorrectnessDependsOnFailsTheStoresInit() {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "manual_wal_flush=false");
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_CONFIG, "manual_wal_flush=false");
         TxnKeyValueStore store = new TxnKeyValueStore("refused", true);
         ConfigException e = assertThrows(ConfigException.class, () -> store.init(context, store));
         assertTrue(e.getMessage().contains("'manual_wal_flush' cannot be changed"), e.getMessage());

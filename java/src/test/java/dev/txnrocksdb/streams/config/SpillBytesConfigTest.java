@@ -47,7 +47,7 @@ class SpillBytesConfigTest {
 
     private TestStateStoreContext secondaryStore() {
         return new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, TransactionStrategy.SECONDARY_STORE.configName());
+                .config(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, TransactionStrategy.SECONDARY_STORE.configName());
     }
 
     private TxnKeyValueStore open(String name, TestStateStoreContext context) {
@@ -70,24 +70,30 @@ class SpillBytesConfigTest {
     }
 
     private static long temporaryStoreBytes(TxnKeyValueStore store) {
-        return StoreStatistic.TEMPORARY_STORE_BYTES.of(NativeStoreStatistics.read(store.core().store()));
+        return StoreStatistic.TEMPORARY_STORE_BYTES.of(
+                NativeStoreStatistics.read(store.core().store()));
     }
 
     @Test
     void zeroSpillsEveryWriteAtOnceAndTheDefaultKeepsASmallTransactionInMemory() {
-        assertTrue(temporaryStoreGrowth(open("zero", secondaryStore().config(KEY, 0L))) >= 50 * 100,
-            "spill bytes 0: the writes are in the temporary store");
-        assertEquals(0, temporaryStoreGrowth(open("default", secondaryStore())),
-            "the default 16 MiB: nothing reached the temporary store");
-        assertEquals(0, temporaryStoreGrowth(open("large", secondaryStore().config(KEY, "1048576"))),
-            "1 MiB, as a string: nothing reached the temporary store");
+        assertTrue(
+                temporaryStoreGrowth(open("zero", secondaryStore().config(KEY, 0L))) >= 50 * 100,
+                "spill bytes 0: the writes are in the temporary store");
+        assertEquals(
+                0,
+                temporaryStoreGrowth(open("default", secondaryStore())),
+                "the default 16 MiB: nothing reached the temporary store");
+        assertEquals(
+                0,
+                temporaryStoreGrowth(open("large", secondaryStore().config(KEY, "1048576"))),
+                "1 MiB, as a string: nothing reached the temporary store");
     }
 
     @Test
     void thePerStoreFormOverridesTheKeyForThatStoreOnly() {
         TestStateStoreContext context = secondaryStore()
-            .config(KEY, 0L)
-            .config(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX + "roomy", "16777216");
+                .config(KEY, 0L)
+                .config(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX + "roomy", "16777216");
         assertEquals(0, temporaryStoreGrowth(open("roomy", context)), "its own 16 MiB");
         assertTrue(temporaryStoreGrowth(open("other", context)) >= 50 * 100, "the application's 0");
     }
@@ -113,7 +119,8 @@ class SpillBytesConfigTest {
     void aNegativeValueFailsInitNamingTheKey() {
         for (String key : List.of(KEY, TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_STORE_PREFIX + "bad")) {
             TxnKeyValueStore store = new TxnKeyValueStore("bad", true);
-            ConfigException e = assertThrows(ConfigException.class, () -> store.init(secondaryStore().config(key, -1L), store));
+            ConfigException e = assertThrows(
+                    ConfigException.class, () -> store.init(secondaryStore().config(key, -1L), store));
             assertEquals("Invalid value -1 for configuration " + key + ": Value must be at least 0", e.getMessage());
             assertFalse(store.isOpen());
             assertFalse(Files.exists(dir.resolve("bad")), "nothing is created before the settings are read");

@@ -13,12 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.AbstractTxnStore;
+import dev.txnrocksdb.streams.internals.ConfigValues;
 import dev.txnrocksdb.streams.internals.TxnKeyValueBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
 import dev.txnrocksdb.streams.internals.TxnSessionBytesStoreSupplier;
@@ -91,22 +90,34 @@ class TransactionStrategyConfigTest {
 
     @Test
     void parseAcceptsTheConfigNamesIgnoringCaseAndSurroundingBlanks() {
-        assertSame(TransactionStrategy.INDEXED_BATCH, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "indexed-batch"));
-        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "secondary-store"));
-        assertSame(TransactionStrategy.SECONDARY_STORE, ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, " Secondary-Store\t"));
+        assertSame(
+                TransactionStrategy.INDEXED_BATCH,
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "indexed-batch"));
+        assertSame(
+                TransactionStrategy.SECONDARY_STORE,
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, "secondary-store"));
+        assertSame(
+                TransactionStrategy.SECONDARY_STORE,
+                ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, " Secondary-Store\t"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"", "secondary", "SECONDARY_STORE", "indexed_batch", "rocksdb"})
     void parseRejectsAnythingElseNamingTheKeyTheValueAndTheAllowedValues(String bad) {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, bad));
-        assertEquals("Invalid value " + bad + " for configuration " + KEY
-            + ": Expected one of: indexed-batch, secondary-store", e.getMessage());
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, bad));
+        assertEquals(
+                "Invalid value " + bad + " for configuration " + KEY
+                        + ": Expected one of: indexed-batch, secondary-store",
+                e.getMessage());
     }
 
     @Test
     void parseRejectsNull() {
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, null));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> ConfigValues.transactionStrategy(TxnRocksDBConfig.TRANSACTION_STRATEGY_CONFIG, null));
         assertTrue(e.getMessage().contains(KEY), e.getMessage());
     }
 
@@ -125,18 +136,27 @@ class TransactionStrategyConfigTest {
     void everyStoreKindReadsTheKey(TransactionStrategy strategy) {
         TestStateStoreContext context = configured(strategy.configName());
         assertEquals(strategy, init(new TxnKeyValueStore("kv", true), context).transactionStrategy());
-        assertEquals(strategy, init(new TxnTimestampedKeyValueStore("ts-kv", true), context).transactionStrategy());
-        assertEquals(strategy, init(new TxnWindowStore("window", 300_000L, 150_000L, 10L, false, true), context)
-            .transactionStrategy());
-        assertEquals(strategy, init(new TxnTimestampedWindowStore("ts-window", 300_000L, 150_000L, 10L, false, true),
-            context).transactionStrategy());
-        assertEquals(strategy, init(new TxnSessionStore("session", 300_000L, 150_000L, true), context)
-            .transactionStrategy());
+        assertEquals(
+                strategy,
+                init(new TxnTimestampedKeyValueStore("ts-kv", true), context).transactionStrategy());
+        assertEquals(
+                strategy,
+                init(new TxnWindowStore("window", 300_000L, 150_000L, 10L, false, true), context)
+                        .transactionStrategy());
+        assertEquals(
+                strategy,
+                init(new TxnTimestampedWindowStore("ts-window", 300_000L, 150_000L, 10L, false, true), context)
+                        .transactionStrategy());
+        assertEquals(
+                strategy,
+                init(new TxnSessionStore("session", 300_000L, 150_000L, true), context)
+                        .transactionStrategy());
     }
 
     @Test
     void theKeyMayHoldTheEnumItself() {
-        TxnKeyValueStore store = init(new TxnKeyValueStore("kv", true), configured(TransactionStrategy.SECONDARY_STORE));
+        TxnKeyValueStore store =
+                init(new TxnKeyValueStore("kv", true), configured(TransactionStrategy.SECONDARY_STORE));
         assertEquals(TransactionStrategy.SECONDARY_STORE, store.transactionStrategy());
     }
 
@@ -159,8 +179,8 @@ class TransactionStrategyConfigTest {
     @EnumSource(TransactionStrategy.class)
     void switchingTheStrategyOfAnExistingStoreKeepsItsCommittedState(TransactionStrategy first) {
         TransactionStrategy second = first == TransactionStrategy.INDEXED_BATCH
-            ? TransactionStrategy.SECONDARY_STORE
-            : TransactionStrategy.INDEXED_BATCH;
+                ? TransactionStrategy.SECONDARY_STORE
+                : TransactionStrategy.INDEXED_BATCH;
         TopicPartition changelog = new TopicPartition("kv-changelog", 0);
         TxnKeyValueStore store = init(new TxnKeyValueStore("kv", true), configured(first.configName()));
         store.put(key("a"), value("1"));
@@ -189,15 +209,17 @@ class TransactionStrategyConfigTest {
     @Test
     void aMalformedValueFailsInitNamingTheKeyAndTheValue() {
         for (Function<String, AbstractTxnStore> kind : List.<Function<String, AbstractTxnStore>>of(
-            name -> new TxnKeyValueStore(name, true),
-            name -> new TxnWindowStore(name, 300_000L, 150_000L, 10L, false, true),
-            name -> new TxnSessionStore(name, 300_000L, 150_000L, true),
-            // write-through stores ignore the strategy, but a typo is still a typo
-            name -> new TxnKeyValueStore(name, false))) {
+                name -> new TxnKeyValueStore(name, true),
+                name -> new TxnWindowStore(name, 300_000L, 150_000L, 10L, false, true),
+                name -> new TxnSessionStore(name, 300_000L, 150_000L, true),
+                // write-through stores ignore the strategy, but a typo is still a typo
+                name -> new TxnKeyValueStore(name, false))) {
             AbstractTxnStore store = kind.apply("bad");
             ConfigException e = assertThrows(ConfigException.class, () -> store.init(configured("in-memory"), store));
-            assertEquals("Invalid value in-memory for configuration " + KEY
-                + ": Expected one of: indexed-batch, secondary-store", e.getMessage());
+            assertEquals(
+                    "Invalid value in-memory for configuration " + KEY
+                            + ": Expected one of: indexed-batch, secondary-store",
+                    e.getMessage());
             assertFalse(store.isOpen());
             assertFalse(Files.exists(dir.resolve("bad")), "nothing is created before the settings are read");
         }
@@ -209,16 +231,16 @@ class TransactionStrategyConfigTest {
     @EnumSource(TransactionStrategy.class)
     void factoryOverloadsOverrideTheConfiguredStrategy(TransactionStrategy chosen) {
         TransactionStrategy other = chosen == TransactionStrategy.INDEXED_BATCH
-            ? TransactionStrategy.SECONDARY_STORE
-            : TransactionStrategy.INDEXED_BATCH;
+                ? TransactionStrategy.SECONDARY_STORE
+                : TransactionStrategy.INDEXED_BATCH;
         TestStateStoreContext context = configured(other.configName());
 
         KeyValueBytesStoreSupplier kv = TxnStores.persistentTransactionalKeyValueStore("kv", chosen);
         KeyValueBytesStoreSupplier tsKv = TxnStores.persistentTransactionalTimestampedKeyValueStore("ts-kv", chosen);
-        WindowBytesStoreSupplier window = TxnStores.persistentTransactionalWindowStore("window", RETENTION, WINDOW, false,
-            chosen);
-        WindowBytesStoreSupplier tsWindow = TxnStores.persistentTransactionalTimestampedWindowStore("ts-window", RETENTION,
-            WINDOW, true, chosen);
+        WindowBytesStoreSupplier window =
+                TxnStores.persistentTransactionalWindowStore("window", RETENTION, WINDOW, false, chosen);
+        WindowBytesStoreSupplier tsWindow =
+                TxnStores.persistentTransactionalTimestampedWindowStore("ts-window", RETENTION, WINDOW, true, chosen);
         SessionBytesStoreSupplier session = TxnStores.persistentTransactionalSessionStore("session", RETENTION, chosen);
 
         assertEquals(chosen, ((TxnKeyValueBytesStoreSupplier) kv).transactionStrategy());
@@ -246,20 +268,22 @@ class TransactionStrategyConfigTest {
     void factoriesWithoutAStrategyLeaveItToTheConfiguration() {
         TestStateStoreContext context = configured("secondary-store");
         List<Object> suppliers = List.of(
-            TxnStores.persistentTransactionalKeyValueStore("kv"),
-            TxnStores.persistentTransactionalTimestampedKeyValueStore("ts-kv"),
-            TxnStores.persistentTransactionalWindowStore("window", RETENTION, WINDOW, false),
-            TxnStores.persistentTransactionalTimestampedWindowStore("ts-window", RETENTION, WINDOW, false),
-            TxnStores.persistentTransactionalSessionStore("session", RETENTION));
+                TxnStores.persistentTransactionalKeyValueStore("kv"),
+                TxnStores.persistentTransactionalTimestampedKeyValueStore("ts-kv"),
+                TxnStores.persistentTransactionalWindowStore("window", RETENTION, WINDOW, false),
+                TxnStores.persistentTransactionalTimestampedWindowStore("ts-window", RETENTION, WINDOW, false),
+                TxnStores.persistentTransactionalSessionStore("session", RETENTION));
         for (Object supplier : suppliers) {
             assertTrue(supplier.toString().contains("strategy=from config"), supplier.toString());
-            AbstractTxnStore store = (AbstractTxnStore) (supplier instanceof KeyValueBytesStoreSupplier
-                ? ((KeyValueBytesStoreSupplier) supplier).get()
-                : supplier instanceof WindowBytesStoreSupplier
-                    ? ((WindowBytesStoreSupplier) supplier).get()
-                    : ((SessionBytesStoreSupplier) supplier).get());
+            AbstractTxnStore store = (AbstractTxnStore)
+                    (supplier instanceof KeyValueBytesStoreSupplier
+                            ? ((KeyValueBytesStoreSupplier) supplier).get()
+                            : supplier instanceof WindowBytesStoreSupplier
+                                    ? ((WindowBytesStoreSupplier) supplier).get()
+                                    : ((SessionBytesStoreSupplier) supplier).get());
             assertNull(store.transactionStrategy(), store.name());
-            assertEquals(TransactionStrategy.SECONDARY_STORE, init(store, context).transactionStrategy(), store.name());
+            assertEquals(
+                    TransactionStrategy.SECONDARY_STORE, init(store, context).transactionStrategy(), store.name());
         }
     }
 
@@ -272,20 +296,30 @@ class TransactionStrategyConfigTest {
             () -> TxnStores.persistentTransactionalTimestampedWindowStore("w", RETENTION, WINDOW, false, null),
             () -> TxnStores.persistentTransactionalSessionStore("s", RETENTION, null),
         }) {
-            assertEquals("strategy cannot be null", assertThrows(NullPointerException.class, call).getMessage());
+            assertEquals(
+                    "strategy cannot be null",
+                    assertThrows(NullPointerException.class, call).getMessage());
         }
-        assertEquals("name cannot be null", assertThrows(NullPointerException.class,
-            () -> TxnStores.persistentTransactionalKeyValueStore(null, TransactionStrategy.SECONDARY_STORE)).getMessage());
+        assertEquals(
+                "name cannot be null",
+                assertThrows(
+                                NullPointerException.class,
+                                () -> TxnStores.persistentTransactionalKeyValueStore(
+                                        null, TransactionStrategy.SECONDARY_STORE))
+                        .getMessage());
     }
 
     @Test
     void overloadsKeepKafkasArgumentChecks() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> TxnStores.persistentTransactionalWindowStore("w", ofMillis(5), ofMillis(10), false,
-                TransactionStrategy.SECONDARY_STORE));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> TxnStores.persistentTransactionalWindowStore(
+                        "w", ofMillis(5), ofMillis(10), false, TransactionStrategy.SECONDARY_STORE));
         assertTrue(e.getMessage().contains("must be no smaller than its window size"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class,
-            () -> TxnStores.persistentTransactionalSessionStore("s", ofMillis(-1), TransactionStrategy.SECONDARY_STORE));
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> TxnStores.persistentTransactionalSessionStore(
+                        "s", ofMillis(-1), TransactionStrategy.SECONDARY_STORE));
         assertEquals("retentionPeriod cannot be negative", e.getMessage());
     }
 }

@@ -42,7 +42,9 @@ class TxnStreamsConfigTest {
         assertNotSame(props, translated);
         assertTrue(props.containsKey(TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG), "the input is left alone");
         assertFalse(translated.containsKey(TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG));
-        assertEquals(TxnRocksDBDslStoreSuppliers.class.getName(), translated.get(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG));
+        assertEquals(
+                TxnRocksDBDslStoreSuppliers.class.getName(),
+                translated.get(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG));
         assertEquals("true", translated.get(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG));
         assertEquals("app", translated.get(StreamsConfig.APPLICATION_ID_CONFIG));
 
@@ -52,14 +54,18 @@ class TxnStreamsConfigTest {
         TopologyConfig topologyConfig = new TopologyConfig(config);
         assertTrue(topologyConfig.resolveDslStoreSuppliers().isPresent());
         assertTrue(topologyConfig.resolveDslStoreSuppliers().get() instanceof TxnRocksDBDslStoreSuppliers);
-        assertTrue(config.getConfiguredInstance(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,
-                org.apache.kafka.streams.state.DslStoreSuppliers.class)
-            .keyValueStore(new DslKeyValueParams("kv", true)) instanceof TxnTimestampedKeyValueBytesStoreSupplier);
+        assertTrue(
+                config.getConfiguredInstance(
+                                        StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,
+                                        org.apache.kafka.streams.state.DslStoreSuppliers.class)
+                                .keyValueStore(new DslKeyValueParams("kv", true))
+                        instanceof TxnTimestampedKeyValueBytesStoreSupplier);
     }
 
     @Test
     void otherValuesAndConfigsWithoutTheKeyAreCopiedUnchanged() {
-        Map<String, Object> rocks = new HashMap<>(Map.of(TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, StreamsConfig.ROCKS_DB, "x", 1));
+        Map<String, Object> rocks =
+                new HashMap<>(Map.of(TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, StreamsConfig.ROCKS_DB, "x", 1));
         assertEquals(rocks, TxnStreamsConfig.translate(rocks));
         assertEquals(Map.of("x", 1), TxnStreamsConfig.translate(Map.of("x", 1)));
     }
@@ -67,20 +73,30 @@ class TxnStreamsConfigTest {
     @Test
     void consistentExplicitSettingsAreAccepted() {
         Map<String, Object> configs = Map.of(
-            TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, TxnStreamsConfig.TXN_ROCKS_DB,
-            StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, TxnRocksDBDslStoreSuppliers.class,
-            StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+                TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, TxnStreamsConfig.TXN_ROCKS_DB,
+                StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, TxnRocksDBDslStoreSuppliers.class,
+                StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         Map<String, Object> translated = TxnStreamsConfig.translate(configs);
-        assertEquals(TxnRocksDBDslStoreSuppliers.class.getName(), translated.get(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG));
+        assertEquals(
+                TxnRocksDBDslStoreSuppliers.class.getName(),
+                translated.get(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG));
     }
 
     @Test
     void conflictingSettingsAreRefused() {
-        assertThrows(ConfigException.class, () -> TxnStreamsConfig.translate(Map.of(
-            TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, TxnStreamsConfig.TXN_ROCKS_DB,
-            StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, "org.example.Other")));
-        assertThrows(ConfigException.class, () -> TxnStreamsConfig.translate(Map.of(
-            TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG, TxnStreamsConfig.TXN_ROCKS_DB,
-            StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, "false")));
+        assertThrows(
+                ConfigException.class,
+                () -> TxnStreamsConfig.translate(Map.of(
+                        TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG,
+                        TxnStreamsConfig.TXN_ROCKS_DB,
+                        StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG,
+                        "org.example.Other")));
+        assertThrows(
+                ConfigException.class,
+                () -> TxnStreamsConfig.translate(Map.of(
+                        TxnStreamsConfig.DEFAULT_DSL_STORE_CONFIG,
+                        TxnStreamsConfig.TXN_ROCKS_DB,
+                        StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG,
+                        "false")));
     }
 }

@@ -58,15 +58,15 @@ class CommitCrashTest {
 
     static Stream<Arguments> strategies() {
         return Stream.of(
-            Arguments.of(TransactionStrategy.INDEXED_BATCH, TransactionStrategy.INDEXED_BATCH),
-            Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.SECONDARY_STORE),
-            Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.INDEXED_BATCH));
+                Arguments.of(TransactionStrategy.INDEXED_BATCH, TransactionStrategy.INDEXED_BATCH),
+                Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.SECONDARY_STORE),
+                Arguments.of(TransactionStrategy.SECONDARY_STORE, TransactionStrategy.INDEXED_BATCH));
     }
 
     @ParameterizedTest(name = "written with {0}, reopened with {1}")
     @MethodSource("strategies")
     void killDashNineDuringALargeCommitLeavesAllOrNothing(TransactionStrategy written, TransactionStrategy reopened)
-        throws Exception {
+            throws Exception {
         // Under secondary-store the kill must fall while the copy is under way; a commit that ends
         // before the probe sees its record (a fast, quiet machine) proves nothing, so it is run
         // again in a fresh directory, up to 3 times, before the test fails.
@@ -76,8 +76,13 @@ class CommitCrashTest {
         for (int attempt = 1; attempt <= 3; attempt++) {
             dir = stateDir.resolve("attempt-" + attempt);
             Path storeDir = dir.resolve(STORE);
-            child = ChildJvm.start(CommitCrashWriterMain.class, dir.toString(), STORE, written.configName(),
-                Integer.toString(bigCount(written)), Integer.toString(VALUE_BYTES));
+            child = ChildJvm.start(
+                    CommitCrashWriterMain.class,
+                    dir.toString(),
+                    STORE,
+                    written.configName(),
+                    Integer.toString(bigCount(written)),
+                    Integer.toString(VALUE_BYTES));
             ChildJvm running = child;
             try {
                 if (written != TransactionStrategy.SECONDARY_STORE) {
@@ -88,7 +93,8 @@ class CommitCrashTest {
                 // that when the commit begins only its newest bytes are left to read
                 CopyProbe probe = new CopyProbe(storeDir);
                 boolean[] seen = {false};
-                child.pollUntil(() -> (seen[0] = probe.commitRecordWritten()) || running.output().contains("COMMITTED"));
+                child.pollUntil(() -> (seen[0] = probe.commitRecordWritten())
+                        || running.output().contains("COMMITTED"));
                 copySeen = seen[0];
             } finally {
                 child.killAndAssertSigkill();
@@ -97,21 +103,23 @@ class CommitCrashTest {
                 break;
             }
             System.out.println("attempt " + attempt + ": the commit ended before its record was seen in the WAL: "
-                + child.output());
+                    + child.output());
         }
         if (written == TransactionStrategy.SECONDARY_STORE) {
-            assertTrue(copySeen, "the commit's record never reached the WAL while the copy was under way, in 3 attempts: "
-                + child.output());
+            assertTrue(
+                    copySeen,
+                    "the commit's record never reached the WAL while the copy was under way, in 3 attempts: "
+                            + child.output());
         }
 
         Path storeDir = dir.resolve(STORE);
-        TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore(STORE, true, reopened),
-            new TestStateStoreContext(dir.toFile()));
+        TxnKeyValueStore store =
+                StoreFixture.open(new TxnKeyValueStore(STORE, true, reopened), new TestStateStoreContext(dir.toFile()));
         try {
             assertFalse(Files.exists(storeDir.resolve("TXN-COMMIT")), "no commit file (before 2026-12 there was one)");
             Long offset = store.committedOffset(CHANGELOG);
             System.out.println("written with " + written + ", reopened with " + reopened + ": copy seen under way "
-                + copySeen + ", committed offset " + offset + "; child printed " + child.output());
+                    + copySeen + ", committed offset " + offset + "; child printed " + child.output());
             if (copySeen) {
                 assertEquals(BIG_OFFSET, offset, "a commit whose copy began is rolled forward");
             }

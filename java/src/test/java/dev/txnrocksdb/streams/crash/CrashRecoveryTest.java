@@ -39,12 +39,19 @@ class CrashRecoveryTest {
     @ParameterizedTest
     @EnumSource(TransactionStrategy.class)
     void killDashNineKeepsCommittedDataAndDropsStagedWrites(TransactionStrategy strategy) throws Exception {
-        ChildJvm.runUntilReadyThenKill(CrashWriterMain.class, CrashWriterMain.READY, stateDir.toString(), "crash-store",
-            Integer.toString(COMMITTED), Integer.toString(UNCOMMITTED), Long.toString(OFFSET), strategy.configName());
+        ChildJvm.runUntilReadyThenKill(
+                CrashWriterMain.class,
+                CrashWriterMain.READY,
+                stateDir.toString(),
+                "crash-store",
+                Integer.toString(COMMITTED),
+                Integer.toString(UNCOMMITTED),
+                Long.toString(OFFSET),
+                strategy.configName());
         assertFalse(Files.exists(stateDir.resolve("crash-store").resolve("TXN-COMMIT")), "no commit was in flight");
 
-        TxnKeyValueStore store = StoreFixture.open(new TxnKeyValueStore("crash-store", true, strategy),
-            new TestStateStoreContext(stateDir.toFile()));
+        TxnKeyValueStore store = StoreFixture.open(
+                new TxnKeyValueStore("crash-store", true, strategy), new TestStateStoreContext(stateDir.toFile()));
         try {
             assertEquals(strategy, store.transactionStrategy());
             assertEquals(OFFSET, store.committedOffset(new TopicPartition("crash-store-changelog", 0)));

@@ -50,14 +50,15 @@ class DamagedWalReproductionTest {
         props.put("application.id", "torn");
         props.put("bootstrap.servers", "localhost:9092");
         return new MockProcessorContext<>(props, new org.apache.kafka.streams.processor.TaskId(0, 0), stateDir.toFile())
-            .getStateStoreContext();
+                .getStateStoreContext();
     }
 
     private static void damageTheLargestWal(Path storeDir, Random random) throws IOException {
         Path wal;
         try (Stream<Path> files = Files.list(storeDir)) {
             wal = files.filter(p -> p.getFileName().toString().endsWith(".log"))
-                .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
+                    .max(Comparator.comparingLong(p -> p.toFile().length()))
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(wal);
         int at = bytes.length / 2 - 2048 + random.nextInt(4096);
@@ -90,7 +91,8 @@ class DamagedWalReproductionTest {
             try {
                 reopened.init(context(stateDir), reopened);
             } catch (ProcessorStateException refused) {
-                assertTrue(refused.getMessage().contains(stateDir.resolve("store").toString()), refused.getMessage());
+                assertTrue(
+                        refused.getMessage().contains(stateDir.resolve("store").toString()), refused.getMessage());
                 continue;
             }
             try {
@@ -104,8 +106,10 @@ class DamagedWalReproductionTest {
                     }
                 }
                 for (int commit = 1; commit <= COMMITS; commit++) {
-                    assertEquals(commit <= committed ? PUTS : 0, perCommit[commit],
-                        strategy + " run " + run + ": committed offset " + offset + ", writes of commit " + commit);
+                    assertEquals(
+                            commit <= committed ? PUTS : 0,
+                            perCommit[commit],
+                            strategy + " run " + run + ": committed offset " + offset + ", writes of commit " + commit);
                 }
                 opened++;
             } finally {

@@ -68,7 +68,9 @@ class SecondaryStoreFailedCommitTest {
     }
 
     private static boolean chattr(String flag, Path file) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("chattr", flag, file.toString())
+                .redirectErrorStream(true)
+                .start();
         p.getInputStream().readAllBytes();
         return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
@@ -98,7 +100,7 @@ class SecondaryStoreFailedCommitTest {
     void aFailedCommitIsRefusedUntilReopeningRollsItForward() throws Exception {
         assumeTrue(immutableFilesWork(stateDir), "chattr +i is not available here");
         TestStateStoreContext context = new TestStateStoreContext(stateDir.toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "failing", "write_buffer_size=8388608");
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "failing", "write_buffer_size=8388608");
         store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE), context);
         storeDir = stateDir.resolve("failing");
         context.processing("input", 0, 4L);
@@ -121,13 +123,15 @@ class SecondaryStoreFailedCommitTest {
         // the WAL below, and each outcome is checked.
         Thread.sleep(1_000);
         assertTrue(chattr("+i", storeDir));
-        ProcessorStateException failed = assertThrows(ProcessorStateException.class,
-            () -> store.commit(Map.of(CHANGELOG, 20L)), "the commit's copy could not fill its memtables");
+        ProcessorStateException failed = assertThrows(
+                ProcessorStateException.class,
+                () -> store.commit(Map.of(CHANGELOG, 20L)),
+                "the commit's copy could not fill its memtables");
         assertTrue(failed.getMessage().contains("Operation not permitted"), failed.getMessage());
 
         // Decided but not finished: no writes until it is rolled forward.
-        ProcessorStateException refused = assertThrows(ProcessorStateException.class,
-            () -> store.put(key("other"), value("x")));
+        ProcessorStateException refused =
+                assertThrows(ProcessorStateException.class, () -> store.put(key("other"), value("x")));
         assertTrue(refused.getMessage().contains("failed half-way"), refused.getMessage());
         assertEquals(10L, store.committedOffset(CHANGELOG), "the failed commit is not reported as committed");
 
@@ -142,8 +146,9 @@ class SecondaryStoreFailedCommitTest {
         store.close();
         boolean decided = new CopyProbe(storeDir).commitRecordWritten();
         System.out.println("the failed commit's record " + (decided ? "reached" : "did not reach") + " the WAL");
-        store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
-            new TestStateStoreContext(stateDir.toFile()));
+        store = StoreFixture.open(
+                new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
+                new TestStateStoreContext(stateDir.toFile()));
         if (!decided) {
             // the copy failed at its first write: nothing of the commit is there
             assertEquals(10L, store.committedOffset(CHANGELOG));
@@ -163,8 +168,9 @@ class SecondaryStoreFailedCommitTest {
         store.put(key("other"), value("x"));
         store.commit(Map.of(CHANGELOG, 30L));
         store.close();
-        store = StoreFixture.open(new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
-            new TestStateStoreContext(stateDir.toFile()));
+        store = StoreFixture.open(
+                new TxnKeyValueStore("failing", true, TransactionStrategy.SECONDARY_STORE),
+                new TestStateStoreContext(stateDir.toFile()));
         assertEquals(30L, store.committedOffset(CHANGELOG));
         assertEquals(rolledForward, store.getPosition());
         assertEquals("new", string(store.get(key("base"))));

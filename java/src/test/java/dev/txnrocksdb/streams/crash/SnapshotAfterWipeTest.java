@@ -4,7 +4,6 @@ import static dev.txnrocksdb.streams.fixtures.StoreFixture.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
@@ -41,10 +40,13 @@ class SnapshotAfterWipeTest {
         Properties props = new Properties();
         props.put(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "store", "write_buffer_size=65536");
         if (snapshots) {
-            props.put(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, dir.resolve("snapshots").toUri().toString());
+            props.put(
+                    TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG,
+                    dir.resolve("snapshots").toUri().toString());
             props.put(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, 0L);
-            props.put(StoreSnapshots.CHANGELOG_LOOKUP_CONFIG, (StoreSnapshots.ChangelogLookup) (partition, withOffsets) ->
-                new StoreSnapshots.ChangelogState(TOPIC_ID, withOffsets ? 0 : -1, withOffsets ? 1_000 : -1));
+            props.put(StoreSnapshots.CHANGELOG_LOOKUP_CONFIG, (StoreSnapshots.ChangelogLookup)
+                    (partition, withOffsets) -> new StoreSnapshots.ChangelogState(
+                            TOPIC_ID, withOffsets ? 0 : -1, withOffsets ? 1_000 : -1));
         }
         return props;
     }
@@ -62,8 +64,11 @@ class SnapshotAfterWipeTest {
             return -1;
         }
         try (Stream<Path> files = Files.walk(location.resolve(SegmentedStoreTestContext.APP_ID))) {
-            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".manifest"))
-                .mapToLong(n -> Long.parseLong(n.substring(0, n.length() - ".manifest".length()))).max().orElse(-1);
+            return files.map(p -> p.getFileName().toString())
+                    .filter(n -> n.endsWith(".manifest"))
+                    .mapToLong(n -> Long.parseLong(n.substring(0, n.length() - ".manifest".length())))
+                    .max()
+                    .orElse(-1);
         } catch (IOException | java.io.UncheckedIOException e) {
             // a file renamed while walking (an upload's temporary file): look again
             return -1;
@@ -74,7 +79,9 @@ class SnapshotAfterWipeTest {
     private static void garbleManifest(Path storeDir) throws IOException {
         Path manifest;
         try (Stream<Path> files = Files.list(storeDir)) {
-            manifest = files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-")).findFirst().orElseThrow();
+            manifest = files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
+                    .findFirst()
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(manifest);
         for (int i = 0; i < 64; i++) {
@@ -85,8 +92,10 @@ class SnapshotAfterWipeTest {
 
     private static Object metric(SegmentedStoreTestContext context, String name) {
         return context.metrics().metrics().entrySet().stream()
-            .filter(e -> e.getKey().name().equals(name) && e.getKey().tags().containsValue("store"))
-            .map(e -> e.getValue().metricValue()).findFirst().orElseThrow(() -> new AssertionError("no metric " + name));
+                .filter(e -> e.getKey().name().equals(name) && e.getKey().tags().containsValue("store"))
+                .map(e -> e.getValue().metricValue())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no metric " + name));
     }
 
     @ParameterizedTest
@@ -105,11 +114,15 @@ class SnapshotAfterWipeTest {
             // a snapshot at a commit (interval 0) unless one is still being sent: commit again (the
             // same offset, nothing staged) until a snapshot holding this commit is written
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (((Number) metric(first, "snapshot-last-offset")).longValue() != offset && System.nanoTime() < deadline) {
+            while (((Number) metric(first, "snapshot-last-offset")).longValue() != offset
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(20);
                 store.commit(Map.of(changelog, offset));
             }
-            assertEquals(offset, ((Number) metric(first, "snapshot-last-offset")).longValue(), "a snapshot of commit " + commit);
+            assertEquals(
+                    offset,
+                    ((Number) metric(first, "snapshot-last-offset")).longValue(),
+                    "a snapshot of commit " + commit);
         }
         long newest = manifests();
         store.close();
@@ -118,7 +131,8 @@ class SnapshotAfterWipeTest {
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile(), 0, settings(true));
         TxnKeyValueStore reopened = open(context, strategy);
         try {
-            assertEquals(400L, reopened.committedOffset(changelog), "the newest snapshot's offset: Kafka restores after it");
+            assertEquals(
+                    400L, reopened.committedOffset(changelog), "the newest snapshot's offset: Kafka restores after it");
             assertNotNull(reopened.get(key("4-199")));
             assertNotNull(reopened.get(key("0-0")));
             assertEquals(1L, ((Number) metric(context, "wipes-total")).longValue());
@@ -128,16 +142,16 @@ class SnapshotAfterWipeTest {
         }
 
         // without a snapshot location the same damage leaves the whole changelog to restore
-        TxnKeyValueStore again = open(new SegmentedStoreTestContext(dir.resolve("other").toFile(), 0, settings(false)),
-            strategy);
+        TxnKeyValueStore again =
+                open(new SegmentedStoreTestContext(dir.resolve("other").toFile(), 0, settings(false)), strategy);
         for (int i = 0; i < 200; i++) {
             again.put(key("x-" + i), VALUE);
         }
         again.commit(Map.of(changelog, 0L));
         again.close();
         garbleManifest(dir.resolve("other").resolve("store"));
-        TxnKeyValueStore wiped = open(new SegmentedStoreTestContext(dir.resolve("other").toFile(), 0, settings(false)),
-            strategy);
+        TxnKeyValueStore wiped =
+                open(new SegmentedStoreTestContext(dir.resolve("other").toFile(), 0, settings(false)), strategy);
         try {
             assertNull(wiped.committedOffset(changelog));
         } finally {

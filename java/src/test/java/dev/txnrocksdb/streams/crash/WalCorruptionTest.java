@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
 import java.io.IOException;
@@ -59,7 +58,10 @@ class WalCorruptionTest {
     private static void damageTheWal(Path storeDir) throws IOException {
         Path wal;
         try (Stream<Path> files = Files.list(storeDir)) {
-            wal = files.filter(p -> p.getFileName().toString().endsWith(".log")).sorted().reduce((a, b) -> b).orElseThrow();
+            wal = files.filter(p -> p.getFileName().toString().endsWith(".log"))
+                    .sorted()
+                    .reduce((a, b) -> b)
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(wal);
         for (int i = bytes.length / 2; i < bytes.length / 2 + 64; i++) {
@@ -74,7 +76,8 @@ class WalCorruptionTest {
         return store;
     }
 
-    private void writeAndDamage(Supplier<StateStoreContext> context, TransactionStrategy strategy, TopicPartition changelog)
+    private void writeAndDamage(
+            Supplier<StateStoreContext> context, TransactionStrategy strategy, TopicPartition changelog)
             throws IOException {
         fiveCommits(open(context.get(), strategy), changelog);
         damageTheWal(dir.resolve("store"));
@@ -82,11 +85,12 @@ class WalCorruptionTest {
 
     @ParameterizedTest
     @EnumSource(TransactionStrategy.class)
-    void aStoreWithoutChangelogRefusesToOpenNamingTheStoreTheLossAndTheWayOut(TransactionStrategy strategy) throws IOException {
+    void aStoreWithoutChangelogRefusesToOpenNamingTheStoreTheLossAndTheWayOut(TransactionStrategy strategy)
+            throws IOException {
         TopicPartition changelog = new TopicPartition("store-changelog", 0);
         writeAndDamage(() -> new TestStateStoreContext(dir.toFile()), strategy, changelog);
-        ProcessorStateException e = assertThrows(ProcessorStateException.class,
-            () -> open(new TestStateStoreContext(dir.toFile()), strategy));
+        ProcessorStateException e = assertThrows(
+                ProcessorStateException.class, () -> open(new TestStateStoreContext(dir.toFile()), strategy));
         String message = e.getMessage();
         assertTrue(message.contains(dir.resolve("store").toString()), message);
         assertTrue(message.contains("write-ahead log"), message);
@@ -100,8 +104,9 @@ class WalCorruptionTest {
     void configuredToRecoverItOpensAtTheLastConsistentCommit(TransactionStrategy strategy) throws IOException {
         TopicPartition changelog = new TopicPartition("store-changelog", 0);
         writeAndDamage(() -> new TestStateStoreContext(dir.toFile()), strategy, changelog);
-        TxnKeyValueStore store = open(new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, "recover"), strategy);
+        TxnKeyValueStore store = open(
+                new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, "recover"),
+                strategy);
         assertEquals(100L, store.committedOffset(changelog));
         assertNotNull(store.get(key("1-19")));
         assertNull(store.get(key("2-0")));
@@ -128,23 +133,30 @@ class WalCorruptionTest {
         writeAndDamage(context, strategy, new TopicPartition(SegmentedStoreTestContext.APP_ID + "-store-changelog", 0));
         Properties fail = new Properties();
         fail.put(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, "fail");
-        assertThrows(ProcessorStateException.class,
-            () -> open(new SegmentedStoreTestContext(dir.toFile(), 0, fail), strategy));
+        assertThrows(
+                ProcessorStateException.class,
+                () -> open(new SegmentedStoreTestContext(dir.toFile(), 0, fail), strategy));
     }
 
     @Test
     void aMisspelledPolicyIsAConfigExceptionNamingKeyValueAndChoices() {
-        ConfigException e = assertThrows(ConfigException.class, () -> open(new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, "recovr"), TransactionStrategy.INDEXED_BATCH));
+        ConfigException e = assertThrows(
+                ConfigException.class,
+                () -> open(
+                        new TestStateStoreContext(dir.toFile())
+                                .config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, "recovr"),
+                        TransactionStrategy.INDEXED_BATCH));
         assertTrue(e.getMessage().contains(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG), e.getMessage());
         assertTrue(e.getMessage().contains("recovr"), e.getMessage());
-        assertTrue(Arrays.stream(new String[] {"recover-if-changelogged", "recover", "fail"}).allMatch(e.getMessage()::contains),
-            e.getMessage());
+        assertTrue(
+                Arrays.stream(new String[] {"recover-if-changelogged", "recover", "fail"})
+                        .allMatch(e.getMessage()::contains),
+                e.getMessage());
     }
 
     /** Five commits with 64 KiB memtables (the store flushes to SST files), closed; then its MANIFEST's start garbled. */
-    private void writeFlushedThenDamageTheManifest(StateStoreContext context, TransactionStrategy strategy,
-            TopicPartition changelog) throws IOException {
+    private void writeFlushedThenDamageTheManifest(
+            StateStoreContext context, TransactionStrategy strategy, TopicPartition changelog) throws IOException {
         TxnKeyValueStore store = open(context, strategy);
         for (int commit = 0; commit < 5; commit++) {
             for (int i = 0; i < 200; i++) {
@@ -155,7 +167,9 @@ class WalCorruptionTest {
         store.close();
         Path manifest;
         try (Stream<Path> files = Files.list(dir.resolve("store"))) {
-            manifest = files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-")).findFirst().orElseThrow();
+            manifest = files.filter(p -> p.getFileName().toString().startsWith("MANIFEST-"))
+                    .findFirst()
+                    .orElseThrow();
         }
         byte[] bytes = Files.readAllBytes(manifest);
         for (int i = 0; i < 64; i++) {
@@ -175,7 +189,8 @@ class WalCorruptionTest {
     void aChangeloggedStoreThatCannotProveACommitDeletesItsFilesForKafkaToRestore(TransactionStrategy strategy)
             throws IOException {
         TopicPartition changelog = new TopicPartition(SegmentedStoreTestContext.APP_ID + "-store-changelog", 0);
-        writeFlushedThenDamageTheManifest(new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables()), strategy, changelog);
+        writeFlushedThenDamageTheManifest(
+                new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables()), strategy, changelog);
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile(), 0, smallMemtables());
         TxnKeyValueStore store = open(context, strategy);
         try {
@@ -183,8 +198,11 @@ class WalCorruptionTest {
             assertNull(store.get(key("4-0")));
             assertNull(store.get(key("0-0")));
             Object wipes = context.metrics().metrics().entrySet().stream()
-                .filter(e -> e.getKey().name().equals("wipes-total") && e.getKey().tags().containsValue("store"))
-                .map(e -> e.getValue().metricValue()).findFirst().orElseThrow(() -> new AssertionError("no wipes-total metric"));
+                    .filter(e -> e.getKey().name().equals("wipes-total")
+                            && e.getKey().tags().containsValue("store"))
+                    .map(e -> e.getValue().metricValue())
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no wipes-total metric"));
             assertEquals(1L, ((Number) wipes).longValue());
             // it restores and commits as any store
             store.put(key("restored"), VALUE);
@@ -203,11 +221,15 @@ class WalCorruptionTest {
             throws IOException {
         TopicPartition changelog = new TopicPartition("store-changelog", 0);
         TestStateStoreContext writing = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "store", "write_buffer_size=65536");
+                .config(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX + "store", "write_buffer_size=65536");
         writeFlushedThenDamageTheManifest(writing, strategy, changelog);
         for (String policy : new String[] {"recover-if-changelogged", "recover", "fail"}) {
-            ProcessorStateException e = assertThrows(ProcessorStateException.class,
-                () -> open(new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, policy), strategy));
+            ProcessorStateException e = assertThrows(
+                    ProcessorStateException.class,
+                    () -> open(
+                            new TestStateStoreContext(dir.toFile())
+                                    .config(TxnRocksDBConfig.WAL_CORRUPTION_CONFIG, policy),
+                            strategy));
             String message = e.getMessage();
             assertTrue(message.contains(dir.resolve("store").toString()), message);
             assertTrue(message.contains("MANIFEST"), "names the damaged file: " + message);

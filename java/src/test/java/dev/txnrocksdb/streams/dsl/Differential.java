@@ -49,19 +49,21 @@ final class Differential {
         assertSameAsBuiltIn(scenario, settings, ours, stateDir, Order.EXACT);
     }
 
-    static void assertSameAsBuiltIn(Scenario scenario, DslSettings settings, StoreSide ours, Path stateDir, Order order) {
+    static void assertSameAsBuiltIn(
+            Scenario scenario, DslSettings settings, StoreSide ours, Path stateDir, Order order) {
         List<DslInputs.Event> events = DslInputs.generate(scenario.input(), settings.seed());
         String label = scenario.name() + " [" + settings + ", " + ours + "]";
 
         long start = System.nanoTime();
-        DslRunner.RunResult expected = DslRunner.run(scenario.topology().apply(StoreSide.BUILT_IN), events, settings,
-            StoreSide.BUILT_IN, stateDir);
+        DslRunner.RunResult expected = DslRunner.run(
+                scenario.topology().apply(StoreSide.BUILT_IN), events, settings, StoreSide.BUILT_IN, stateDir);
         if (expected.failure != null) {
             throw new AssertionError(label + ": the BUILT-IN run failed (test bug)", expected.failure);
         }
         long middle = System.nanoTime();
         DslRunner.RunResult actual = DslRunner.run(scenario.topology().apply(ours), events, settings, ours, stateDir);
-        String timing = "built-in " + (middle - start) / 1_000_000 + " ms, ours " + (System.nanoTime() - middle) / 1_000_000 + " ms";
+        String timing = "built-in " + (middle - start) / 1_000_000 + " ms, ours "
+                + (System.nanoTime() - middle) / 1_000_000 + " ms";
         if (actual.failure != null) {
             System.out.println("DIFF-RESULT FAIL(threw) " + label + ": " + actual.failure);
             fail(label + ": our run threw " + stackTrace(actual.failure), actual.failure);
@@ -71,8 +73,9 @@ final class Differential {
         String outputDiff = DslDiff.describe("output", expected.output, actual.output);
         if (outputDiff != null && order == Order.MULTISET_PER_EMISSION) {
             String batchDiff = DslDiff.describeBatchMultisets(expected.output, actual.output);
-            System.out.println("DIFF-NOTE " + label + ": exact output order differs, comparing as multisets per emission"
-                + (batchDiff == null ? " -> equal" : " -> NOT equal"));
+            System.out.println(
+                    "DIFF-NOTE " + label + ": exact output order differs, comparing as multisets per emission"
+                            + (batchDiff == null ? " -> equal" : " -> NOT equal"));
             System.out.println(outputDiff);
             outputDiff = batchDiff;
         }
@@ -83,7 +86,7 @@ final class Differential {
         compareStores("store", expected.stores, actual.stores, settings, order, label, outputDiff, problems);
         if (expected.droppedRecords != actual.droppedRecords) {
             problems.add("task metric dropped-records-total differs: built-in " + expected.droppedRecords + ", ours "
-                + actual.droppedRecords);
+                    + actual.droppedRecords);
         }
         checkStoreClasses(scenario, expected, actual, problems);
         if (expected.output.isEmpty()) {
@@ -91,12 +94,18 @@ final class Differential {
         }
         int core = problems.size();
         compareStores("query on store", expected.queries, actual.queries, settings, order, label, outputDiff, problems);
-        String verdict = (core == 0 ? "output, store contents, metric and store classes as built-in"
-            : core + " difference(s) in output / store contents / dropped-records metric / store classes")
-            + "; " + (problems.size() == core ? "read queries as built-in" : (problems.size() - core) + " difference(s) in read queries");
+        String verdict = (core == 0
+                        ? "output, store contents, metric and store classes as built-in"
+                        : core + " difference(s) in output / store contents / dropped-records metric / store classes")
+                + "; "
+                + (problems.size() == core
+                        ? "read queries as built-in"
+                        : (problems.size() - core) + " difference(s) in read queries");
         String summary = label + ": " + expected.output.size() + " output records, " + (long) expected.droppedRecords
-            + " dropped records, stores "
-            + expected.stores.entrySet().stream().map(s -> s.getKey() + "=" + s.getValue().size()).toList() + " (" + timing + ")";
+                + " dropped records, stores "
+                + expected.stores.entrySet().stream()
+                        .map(s -> s.getKey() + "=" + s.getValue().size())
+                        .toList() + " (" + timing + ")";
         if (problems.isEmpty()) {
             System.out.println("DIFF-RESULT PASS " + summary);
             return;
@@ -108,12 +117,20 @@ final class Differential {
     /** A window key-range fetch with a null key bound, e.g. {@code "store :: fetch(null, aa, 0, MAX)"}. */
     private static boolean isNullBoundWindowKeyRange(String query) {
         return java.util.regex.Pattern.compile(":: (backward)?[fF]etch\\((null, [^,]+|[^,]+, null), [^,]+, [^,]+\\)$")
-            .matcher(query).find();
+                .matcher(query)
+                .find();
     }
 
     /** Compares store dumps or query results, entry by entry; at most {@link #MAX_DETAILED} in detail. */
-    private static void compareStores(String what, Map<String, List<String>> expected, Map<String, List<String>> actual,
-                                      DslSettings settings, Order order, String label, String outputDiff, List<String> problems) {
+    private static void compareStores(
+            String what,
+            Map<String, List<String>> expected,
+            Map<String, List<String>> actual,
+            DslSettings settings,
+            Order order,
+            String label,
+            String outputDiff,
+            List<String> problems) {
         Set<String> names = new LinkedHashSet<>(expected.keySet());
         names.addAll(actual.keySet());
         List<String> undetailed = new ArrayList<>();
@@ -129,10 +146,13 @@ final class Differential {
             if (diff != null && order == Order.MULTISET_PER_EMISSION && DslDiff.sameMultiset(e, a)) {
                 // Same cause as the output order: the built-in time-ordered store iterates
                 // (start, key), ours under CachingWindowStore iterates (segment, key, start).
-                System.out.println("DIFF-NOTE " + label + ": " + what + " " + name + " iterates in another order (same entries)");
+                System.out.println(
+                        "DIFF-NOTE " + label + ": " + what + " " + name + " iterates in another order (same entries)");
                 diff = null;
             }
-            if (diff != null && order == Order.MULTISET_PER_EMISSION && isNullBoundWindowKeyRange(name)
+            if (diff != null
+                    && order == Order.MULTISET_PER_EMISSION
+                    && isNullBoundWindowKeyRange(name)
                     && new java.util.TreeSet<>(e).equals(new java.util.TreeSet<>(a))) {
                 // Kafka's CachingWindowStore turns a null key bound into a null cache range and
                 // rescans the whole cache once per segment, so it returns duplicates. The built-in
@@ -140,12 +160,12 @@ final class Differential {
                 // Kafka's own time-ordered store can get; built-in emit-on-update window stores
                 // duplicate exactly like ours. Same distinct entries; upstream limitation.
                 System.out.println("DIFF-KNOWN " + label + ": " + what + " " + name
-                    + " has Kafka CachingWindowStore's duplicates for a null key bound (same distinct entries)");
+                        + " has Kafka CachingWindowStore's duplicates for a null key bound (same distinct entries)");
                 diff = null;
             }
             if (diff != null && settings.headersFormat() && DslDiff.differsOnlyByEmptiedHeaders(e, a)) {
                 diff = what + " " + name + ": ONLY the record headers kept in state differ (dsl.store.format=HEADERS);"
-                    + " the output is " + (outputDiff == null ? "identical" : "ALSO different") + "\n" + diff;
+                        + " the output is " + (outputDiff == null ? "identical" : "ALSO different") + "\n" + diff;
             }
             if (diff == null) {
                 continue;
@@ -157,12 +177,13 @@ final class Differential {
             }
         }
         if (!undetailed.isEmpty()) {
-            problems.add("also different (" + undetailed.size() + " more): " + what + " " + String.join("; ", undetailed));
+            problems.add(
+                    "also different (" + undetailed.size() + " more): " + what + " " + String.join("; ", undetailed));
         }
     }
 
-    private static void checkStoreClasses(Scenario scenario, DslRunner.RunResult expected, DslRunner.RunResult actual,
-                                          List<String> problems) {
+    private static void checkStoreClasses(
+            Scenario scenario, DslRunner.RunResult expected, DslRunner.RunResult actual, List<String> problems) {
         for (Map.Entry<String, List<String>> store : expected.storeClasses.entrySet()) {
             if (StoreInspector.containsOurs(store.getValue())) {
                 problems.add("built-in run used our store for " + store.getKey() + ": " + store.getValue());
@@ -173,9 +194,10 @@ final class Differential {
             boolean ours = StoreInspector.containsOurs(store.getValue());
             // Every iterable (key-value, window, session) DSL store is pluggable; the suppression
             // buffer is not (and is not iterable). Per operator, only the named stores are ours.
-            boolean mustBeOurs = actual.side != StoreSide.OURS_PER_OPERATOR || scenario.namedStores().contains(Scenario.ALL_STORES)
-                ? actual.stores.containsKey(name)
-                : scenario.namedStores().contains(name);
+            boolean mustBeOurs = actual.side != StoreSide.OURS_PER_OPERATOR
+                            || scenario.namedStores().contains(Scenario.ALL_STORES)
+                    ? actual.stores.containsKey(name)
+                    : scenario.namedStores().contains(name);
             if (mustBeOurs && !ours) {
                 problems.add("store " + name + " is not ours on the " + actual.side + " side: " + store.getValue());
             }
@@ -183,7 +205,7 @@ final class Differential {
                 long uncommitted = actual.uncommittedBytes.getOrDefault(name, 0L);
                 if (uncommitted != 0) {
                     problems.add("store " + name + " reports " + uncommitted
-                        + " uncommitted bytes after TopologyTestDriver committed");
+                            + " uncommitted bytes after TopologyTestDriver committed");
                 }
             }
         }

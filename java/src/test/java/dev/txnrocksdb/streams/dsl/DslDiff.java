@@ -26,8 +26,14 @@ final class DslDiff {
             first++;
         }
         StringBuilder sb = new StringBuilder();
-        sb.append(what).append(" differs: built-in has ").append(e.size()).append(" entries, ours has ").append(a.size())
-            .append("; first difference at index ").append(first).append('\n');
+        sb.append(what)
+                .append(" differs: built-in has ")
+                .append(e.size())
+                .append(" entries, ours has ")
+                .append(a.size())
+                .append("; first difference at index ")
+                .append(first)
+                .append('\n');
         appendWindow(sb, "built-in", e, first);
         appendWindow(sb, "ours    ", a, first);
         List<String> onlyExpected = minus(e, a);
@@ -43,7 +49,8 @@ final class DslDiff {
 
     /** True if both lists hold the same elements, ignoring order. */
     static boolean sameMultiset(List<?> expected, List<?> actual) {
-        return minus(strings(expected), strings(actual)).isEmpty() && minus(strings(actual), strings(expected)).isEmpty();
+        return minus(strings(expected), strings(actual)).isEmpty()
+                && minus(strings(actual), strings(expected)).isEmpty();
     }
 
     /**
@@ -133,7 +140,12 @@ final class DslDiff {
             sb.append("        ...\n");
         }
         for (int i = from; i < to; i++) {
-            sb.append(i == first ? "    >> " : "       ").append('[').append(i).append("] ").append(list.get(i)).append('\n');
+            sb.append(i == first ? "    >> " : "       ")
+                    .append('[')
+                    .append(i)
+                    .append("] ")
+                    .append(list.get(i))
+                    .append('\n');
         }
         if (first >= list.size()) {
             sb.append("    >> [").append(first).append("] <end>\n");

@@ -17,6 +17,7 @@ import java.util.Random;
 final class DslInputs {
     /** Input topic names. */
     static final String LEFT = "left";
+
     static final String RIGHT = "right";
 
     /** Keys: a small set with byte-prefix pairs. */
@@ -47,38 +48,97 @@ final class DslInputs {
      * @param lateMaxMs maximum lateness of a late record
      * @param valueFn value for (topic index, record index, random); called only for non-null values
      */
-    record Spec(List<String> topics, List<List<String>> keysByTopic, int count, double nullProbability, long meanStepMs,
-                double outOfOrderProbability, long outOfOrderMaxMs, double lateProbability, long lateMinMs, long lateMaxMs,
-                ValueFn valueFn) {
+    record Spec(
+            List<String> topics,
+            List<List<String>> keysByTopic,
+            int count,
+            double nullProbability,
+            long meanStepMs,
+            double outOfOrderProbability,
+            long outOfOrderMaxMs,
+            double lateProbability,
+            long lateMinMs,
+            long lateMaxMs,
+            ValueFn valueFn) {
         static final double JUMP_PROBABILITY = 0.03;
         static final long JUMP_MIN_MS = 15_000;
         static final long JUMP_MAX_MS = 45_000;
 
         /** Records on {@link #LEFT} only. */
         static Spec oneTopic(int count, double nullProbability) {
-            return new Spec(List.of(LEFT), List.of(KEYS), count, nullProbability, 1_000, 0.15, 5_000, 0.06, 6_000, 40_000,
-                (topic, i, random) -> "v" + i);
+            return new Spec(
+                    List.of(LEFT),
+                    List.of(KEYS),
+                    count,
+                    nullProbability,
+                    1_000,
+                    0.15,
+                    5_000,
+                    0.06,
+                    6_000,
+                    40_000,
+                    (topic, i, random) -> "v" + i);
         }
 
         /** Records on {@link #LEFT} and {@link #RIGHT}, same keys. */
         static Spec twoTopics(int count, double nullProbability) {
-            return new Spec(List.of(LEFT, RIGHT), List.of(KEYS, KEYS), count, nullProbability, 700, 0.15, 5_000, 0.06, 6_000,
-                40_000, (topic, i, random) -> (topic == 0 ? "L" : "R") + i);
+            return new Spec(
+                    List.of(LEFT, RIGHT),
+                    List.of(KEYS, KEYS),
+                    count,
+                    nullProbability,
+                    700,
+                    0.15,
+                    5_000,
+                    0.06,
+                    6_000,
+                    40_000,
+                    (topic, i, random) -> (topic == 0 ? "L" : "R") + i);
         }
 
         Spec withValues(ValueFn fn) {
-            return new Spec(topics, keysByTopic, count, nullProbability, meanStepMs, outOfOrderProbability, outOfOrderMaxMs,
-                lateProbability, lateMinMs, lateMaxMs, fn);
+            return new Spec(
+                    topics,
+                    keysByTopic,
+                    count,
+                    nullProbability,
+                    meanStepMs,
+                    outOfOrderProbability,
+                    outOfOrderMaxMs,
+                    lateProbability,
+                    lateMinMs,
+                    lateMaxMs,
+                    fn);
         }
 
         Spec withKeys(List<List<String>> keys) {
-            return new Spec(topics, keys, count, nullProbability, meanStepMs, outOfOrderProbability, outOfOrderMaxMs,
-                lateProbability, lateMinMs, lateMaxMs, valueFn);
+            return new Spec(
+                    topics,
+                    keys,
+                    count,
+                    nullProbability,
+                    meanStepMs,
+                    outOfOrderProbability,
+                    outOfOrderMaxMs,
+                    lateProbability,
+                    lateMinMs,
+                    lateMaxMs,
+                    valueFn);
         }
 
         Spec withTiming(long meanStep, long outOfOrderMax, long lateMin, long lateMax) {
-            return new Spec(topics, keysByTopic, count, nullProbability, meanStep, outOfOrderProbability, outOfOrderMax,
-                lateProbability, lateMin, lateMax, valueFn);
+            return new Spec(
+                    topics,
+                    keysByTopic,
+                    count,
+                    nullProbability,
+                    meanStep,
+                    outOfOrderProbability,
+                    outOfOrderMax,
+                    lateProbability,
+                    lateMin,
+                    lateMax,
+                    valueFn);
         }
     }
 
@@ -109,7 +169,9 @@ final class DslInputs {
                 streamTime += (long) (random.nextDouble() * 2 * spec.meanStepMs());
                 timestamp = streamTime;
             }
-            String value = random.nextDouble() < spec.nullProbability() ? null : spec.valueFn().value(topic, i, random);
+            String value = random.nextDouble() < spec.nullProbability()
+                    ? null
+                    : spec.valueFn().value(topic, i, random);
             events.add(new Event(i, spec.topics().get(topic), key, value, timestamp));
         }
         return Collections.unmodifiableList(events);

@@ -47,7 +47,8 @@ final class DslRunner {
     record OutRecord(int batch, String key, String value, long timestamp, String headers) {
         @Override
         public String toString() {
-            return "after #" + batch + ": " + key + " = " + value + " @" + timestamp + (headers.isEmpty() ? "" : " " + headers);
+            return "after #" + batch + ": " + key + " = " + value + " @" + timestamp
+                    + (headers.isEmpty() ? "" : " " + headers);
         }
     }
 
@@ -65,6 +66,7 @@ final class DslRunner {
         final Map<String, Long> uncommittedBytes = new TreeMap<>();
         /** Task metric dropped-records-total: records skipped by processors and puts into expired store segments. */
         double droppedRecords;
+
         Throwable failure;
 
         RunResult(StoreSide side) {
@@ -76,7 +78,9 @@ final class DslRunner {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("run-" + RUNS.getAndIncrement()).toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir.resolve("run-" + RUNS.getAndIncrement()).toString());
         props.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, settings.guarantee());
@@ -106,11 +110,15 @@ final class DslRunner {
         return props;
     }
 
-    static RunResult run(Topology topology, List<DslInputs.Event> events, DslSettings settings, StoreSide side, Path stateDir) {
+    static RunResult run(
+            Topology topology, List<DslInputs.Event> events, DslSettings settings, StoreSide side, Path stateDir) {
         RunResult result = new RunResult(side);
         try (TopologyTestDriver driver = new TopologyTestDriver(topology, config(settings, side, stateDir))) {
             pipe(driver, events, result);
-            readStores(driver, result, events.stream().mapToLong(DslInputs.Event::timestamp).max().orElse(0));
+            readStores(
+                    driver,
+                    result,
+                    events.stream().mapToLong(DslInputs.Event::timestamp).max().orElse(0));
             result.droppedRecords = droppedRecords(driver);
         } catch (RuntimeException | AssertionError e) {
             result.failure = e;
@@ -120,16 +128,21 @@ final class DslRunner {
 
     private static void pipe(TopologyTestDriver driver, List<DslInputs.Event> events, RunResult result) {
         Map<String, TestInputTopic<String, String>> inputs = new HashMap<>();
-        TestOutputTopic<String, String> out = driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
+        TestOutputTopic<String, String> out =
+                driver.createOutputTopic(OUT, new StringDeserializer(), new StringDeserializer());
         for (DslInputs.Event event : events) {
-            TestInputTopic<String, String> in = inputs.computeIfAbsent(event.topic(),
-                t -> driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
+            TestInputTopic<String, String> in = inputs.computeIfAbsent(
+                    event.topic(), t -> driver.createInputTopic(t, new StringSerializer(), new StringSerializer()));
             RecordHeaders headers = new RecordHeaders();
             headers.add("n", Integer.toString(event.index()).getBytes(StandardCharsets.UTF_8));
             in.pipeInput(new TestRecord<>(event.key(), event.value(), headers, event.timestamp()));
             for (TestRecord<String, String> record : out.readRecordsToList()) {
-                result.output.add(new OutRecord(event.index(), record.key(), record.value(), record.timestamp(),
-                    renderHeaders(record.headers())));
+                result.output.add(new OutRecord(
+                        event.index(),
+                        record.key(),
+                        record.value(),
+                        record.timestamp(),
+                        renderHeaders(record.headers())));
             }
         }
     }
@@ -141,7 +154,8 @@ final class DslRunner {
             List<String> dump = StoreInspector.dump(store.getValue());
             if (dump != null) {
                 result.stores.put(store.getKey(), dump);
-                for (Map.Entry<String, List<String>> query : StoreInspector.queries(store.getValue(), dump, streamTime).entrySet()) {
+                for (Map.Entry<String, List<String>> query : StoreInspector.queries(store.getValue(), dump, streamTime)
+                        .entrySet()) {
                     result.queries.put(store.getKey() + " :: " + query.getKey(), query.getValue());
                 }
             }
@@ -152,7 +166,8 @@ final class DslRunner {
     private static double droppedRecords(TopologyTestDriver driver) {
         double total = 0;
         for (Map.Entry<MetricName, ? extends Metric> metric : driver.metrics().entrySet()) {
-            if (metric.getKey().name().equals("dropped-records-total") && metric.getKey().group().equals("stream-task-metrics")) {
+            if (metric.getKey().name().equals("dropped-records-total")
+                    && metric.getKey().group().equals("stream-task-metrics")) {
                 total += ((Number) metric.getValue().metricValue()).doubleValue();
             }
         }
@@ -162,8 +177,10 @@ final class DslRunner {
     static String renderHeaders(Iterable<Header> headers) {
         StringBuilder sb = new StringBuilder();
         for (Header header : headers) {
-            sb.append(sb.length() == 0 ? "[" : ", ").append(header.key()).append('=')
-                .append(header.value() == null ? "null" : new String(header.value(), StandardCharsets.UTF_8));
+            sb.append(sb.length() == 0 ? "[" : ", ")
+                    .append(header.key())
+                    .append('=')
+                    .append(header.value() == null ? "null" : new String(header.value(), StandardCharsets.UTF_8));
         }
         return sb.length() == 0 ? "" : sb.append(']').toString();
     }

@@ -18,7 +18,7 @@ record DslSettings(String guarantee, boolean caching, boolean headersFormat, lon
     @Override
     public String toString() {
         return (exactlyOnce() ? "eos-v2" : "alos") + ", cache " + (caching ? "on" : "off")
-            + (headersFormat ? ", format HEADERS" : "") + ", seed " + seed;
+                + (headersFormat ? ", format HEADERS" : "") + ", seed " + seed;
     }
 
     /**
@@ -35,16 +35,16 @@ record DslSettings(String guarantee, boolean caching, boolean headersFormat, lon
         String eos = StreamsConfig.EXACTLY_ONCE_V2;
         if (!cachingMatters) {
             return List.of(
-                new DslSettings(alos, true, false, SEEDS.get(0)),
-                new DslSettings(eos, true, false, SEEDS.get(1)),
-                new DslSettings(eos, true, true, SEEDS.get(2)));
+                    new DslSettings(alos, true, false, SEEDS.get(0)),
+                    new DslSettings(eos, true, false, SEEDS.get(1)),
+                    new DslSettings(eos, true, true, SEEDS.get(2)));
         }
         return List.of(
-            new DslSettings(alos, true, false, SEEDS.get(0)),
-            new DslSettings(alos, false, false, SEEDS.get(1)),
-            new DslSettings(eos, true, false, SEEDS.get(2)),
-            new DslSettings(eos, false, false, SEEDS.get(3)),
-            new DslSettings(alos, true, true, SEEDS.get(1)),
-            new DslSettings(eos, false, true, SEEDS.get(2)));
+                new DslSettings(alos, true, false, SEEDS.get(0)),
+                new DslSettings(alos, false, false, SEEDS.get(1)),
+                new DslSettings(eos, true, false, SEEDS.get(2)),
+                new DslSettings(eos, false, false, SEEDS.get(3)),
+                new DslSettings(alos, true, true, SEEDS.get(1)),
+                new DslSettings(eos, false, true, SEEDS.get(2)));
     }
 }

@@ -27,15 +27,20 @@ class EmitFinalDifferentialTest {
 
     static Stream<Arguments> exactCases() {
         return Stream.concat(
-            DslCases.cross(List.of(Scenarios.tumblingCount(ON_CLOSE), Scenarios.hoppingAggregate(ON_CLOSE)),
-                DslSettings.matrix(true).stream().filter(s -> !s.caching()).toList()),
-            DslCases.cross(List.of(Scenarios.slidingAggregate(ON_CLOSE), Scenarios.sessionAggregate(ON_CLOSE)),
-                DslSettings.matrix(false)));
+                DslCases.cross(
+                        List.of(Scenarios.tumblingCount(ON_CLOSE), Scenarios.hoppingAggregate(ON_CLOSE)),
+                        DslSettings.matrix(true).stream()
+                                .filter(s -> !s.caching())
+                                .toList()),
+                DslCases.cross(
+                        List.of(Scenarios.slidingAggregate(ON_CLOSE), Scenarios.sessionAggregate(ON_CLOSE)),
+                        DslSettings.matrix(false)));
     }
 
     static Stream<Arguments> cachedTimeWindowCases() {
-        return DslCases.cross(List.of(Scenarios.tumblingCount(ON_CLOSE), Scenarios.hoppingAggregate(ON_CLOSE)),
-            DslSettings.matrix(true).stream().filter(DslSettings::caching).toList());
+        return DslCases.cross(
+                List.of(Scenarios.tumblingCount(ON_CLOSE), Scenarios.hoppingAggregate(ON_CLOSE)),
+                DslSettings.matrix(true).stream().filter(DslSettings::caching).toList());
     }
 
     @ParameterizedTest(name = "{0} [{1}]")
@@ -47,7 +52,7 @@ class EmitFinalDifferentialTest {
     @ParameterizedTest(name = "{0} [{1}] (KNOWN DIFFERENCE: order within one emission ignored)")
     @MethodSource("cachedTimeWindowCases")
     void cachedTimeWindowsSameRecordsPerEmission(Scenario scenario, DslSettings settings) {
-        Differential.assertSameAsBuiltIn(scenario, settings, StoreSide.OURS_BY_CONFIG, stateDir,
-            Differential.Order.MULTISET_PER_EMISSION);
+        Differential.assertSameAsBuiltIn(
+                scenario, settings, StoreSide.OURS_BY_CONFIG, stateDir, Differential.Order.MULTISET_PER_EMISSION);
     }
 }

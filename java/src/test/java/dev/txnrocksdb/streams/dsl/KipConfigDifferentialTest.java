@@ -23,15 +23,16 @@ class KipConfigDifferentialTest {
 
     static Stream<Arguments> cases() {
         List<DslSettings> settings = List.of(
-            new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(3)),
-            new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, false, DslSettings.SEEDS.get(0)));
-        return DslCases.cross(List.of(
-                Scenarios.tumblingCount(ON_UPDATE),
-                Scenarios.slidingAggregate(ON_CLOSE),
-                Scenarios.sessionAggregate(ON_UPDATE),
-                Scenarios.streamStreamJoin(JoinKind.OUTER, true),
-                Scenarios.foreignKeyJoin(true)),
-            settings);
+                new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(3)),
+                new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, false, DslSettings.SEEDS.get(0)));
+        return DslCases.cross(
+                List.of(
+                        Scenarios.tumblingCount(ON_UPDATE),
+                        Scenarios.slidingAggregate(ON_CLOSE),
+                        Scenarios.sessionAggregate(ON_UPDATE),
+                        Scenarios.streamStreamJoin(JoinKind.OUTER, true),
+                        Scenarios.foreignKeyJoin(true)),
+                settings);
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

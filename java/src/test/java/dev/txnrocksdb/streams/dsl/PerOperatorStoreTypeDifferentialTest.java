@@ -22,17 +22,18 @@ class PerOperatorStoreTypeDifferentialTest {
 
     static Stream<Arguments> cases() {
         List<DslSettings> settings = List.of(
-            new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(0)),
-            new DslSettings(StreamsConfig.AT_LEAST_ONCE, false, false, DslSettings.SEEDS.get(1)),
-            new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, true, false, DslSettings.SEEDS.get(2)),
-            new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, true, DslSettings.SEEDS.get(0)));
-        return DslCases.cross(List.of(
-                Scenarios.tumblingCount(ON_UPDATE),
-                Scenarios.sessionAggregate(ON_UPDATE),
-                Scenarios.streamStreamJoin(JoinKind.OUTER, true),
-                Scenarios.tableTableJoin(JoinKind.LEFT),
-                Scenarios.toTable()),
-            settings);
+                new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(0)),
+                new DslSettings(StreamsConfig.AT_LEAST_ONCE, false, false, DslSettings.SEEDS.get(1)),
+                new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, true, false, DslSettings.SEEDS.get(2)),
+                new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, true, DslSettings.SEEDS.get(0)));
+        return DslCases.cross(
+                List.of(
+                        Scenarios.tumblingCount(ON_UPDATE),
+                        Scenarios.sessionAggregate(ON_UPDATE),
+                        Scenarios.streamStreamJoin(JoinKind.OUTER, true),
+                        Scenarios.tableTableJoin(JoinKind.LEFT),
+                        Scenarios.toTable()),
+                settings);
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

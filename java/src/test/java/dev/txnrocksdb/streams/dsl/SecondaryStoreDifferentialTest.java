@@ -24,17 +24,18 @@ class SecondaryStoreDifferentialTest {
 
     static Stream<Arguments> cases() {
         List<DslSettings> settings = List.of(
-            new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(2)),
-            new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, false, DslSettings.SEEDS.get(1)));
-        return DslCases.cross(List.of(
-                Scenarios.tumblingCount(ON_UPDATE),
-                Scenarios.slidingAggregate(ON_CLOSE),
-                Scenarios.sessionAggregate(ON_UPDATE),
-                Scenarios.suppressedSessionAggregate(),
-                Scenarios.streamStreamJoin(JoinKind.OUTER, true),
-                Scenarios.foreignKeyJoin(true),
-                Scenarios.tableTableJoin(JoinKind.LEFT)),
-            settings);
+                new DslSettings(StreamsConfig.AT_LEAST_ONCE, true, false, DslSettings.SEEDS.get(2)),
+                new DslSettings(StreamsConfig.EXACTLY_ONCE_V2, false, false, DslSettings.SEEDS.get(1)));
+        return DslCases.cross(
+                List.of(
+                        Scenarios.tumblingCount(ON_UPDATE),
+                        Scenarios.slidingAggregate(ON_CLOSE),
+                        Scenarios.sessionAggregate(ON_UPDATE),
+                        Scenarios.suppressedSessionAggregate(),
+                        Scenarios.streamStreamJoin(JoinKind.OUTER, true),
+                        Scenarios.foreignKeyJoin(true),
+                        Scenarios.tableTableJoin(JoinKind.LEFT)),
+                settings);
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

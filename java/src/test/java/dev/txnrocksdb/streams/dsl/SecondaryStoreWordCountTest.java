@@ -75,11 +75,11 @@ class SecondaryStoreWordCountTest {
     private static StreamsBuilder wordCount() {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("sentences", Consumed.with(Serdes.String(), Serdes.String()))
-            .flatMapValues(sentence -> Arrays.asList(sentence.toLowerCase().split("\\W+")))
-            .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
-            .count(Materialized.as("counts"))
-            .toStream()
-            .to("word-counts", Produced.with(Serdes.String(), Serdes.Long()));
+                .flatMapValues(sentence -> Arrays.asList(sentence.toLowerCase().split("\\W+")))
+                .groupBy((key, word) -> word, Grouped.with(Serdes.String(), Serdes.String()))
+                .count(Materialized.as("counts"))
+                .toStream()
+                .to("word-counts", Produced.with(Serdes.String(), Serdes.Long()));
         return builder;
     }
 
@@ -88,9 +88,9 @@ class SecondaryStoreWordCountTest {
         Properties props = props(guarantee);
         try (TopologyTestDriver driver = new TopologyTestDriver(wordCount().build(props), props)) {
             TestInputTopic<String, String> in =
-                driver.createInputTopic("sentences", new StringSerializer(), new StringSerializer());
+                    driver.createInputTopic("sentences", new StringSerializer(), new StringSerializer());
             TestOutputTopic<String, Long> out =
-                driver.createOutputTopic("word-counts", new StringDeserializer(), new LongDeserializer());
+                    driver.createOutputTopic("word-counts", new StringDeserializer(), new LongDeserializer());
             sentences.forEach(sentence -> in.pipeInput(null, sentence));
             Map<String, Long> output = new TreeMap<>();
             for (KeyValue<String, Long> kv : out.readKeyValuesToList()) {
@@ -112,10 +112,12 @@ class SecondaryStoreWordCountTest {
             // TopologyTestDriver commits after every record: nothing is in flight or uncommitted.
             assertEquals(0L, ours.approximateNumUncommittedBytes());
             Map<String, Long> committed = new TreeMap<>();
-            try (KeyValueIterator<Bytes, byte[]> all = ours.readOnly(IsolationLevel.READ_COMMITTED).all()) {
+            try (KeyValueIterator<Bytes, byte[]> all =
+                    ours.readOnly(IsolationLevel.READ_COMMITTED).all()) {
                 // timestamped values: [8-byte timestamp][8-byte count]
-                all.forEachRemaining(kv -> committed.put(new String(kv.key.get(), StandardCharsets.UTF_8),
-                    ByteBuffer.wrap(kv.value).getLong(8)));
+                all.forEachRemaining(kv -> committed.put(
+                        new String(kv.key.get(), StandardCharsets.UTF_8),
+                        ByteBuffer.wrap(kv.value).getLong(8)));
             }
             assertEquals(stored, committed, "committed view");
             Path storeDir = stateDir.resolve(APP_ID).resolve("0_0").resolve("counts");

@@ -19,7 +19,8 @@ class SessionWindowDifferentialTest {
     Path stateDir;
 
     static Stream<Arguments> cases() {
-        return DslCases.cross(List.of(Scenarios.sessionCount(), Scenarios.sessionAggregate(ON_UPDATE)), DslSettings.matrix(true));
+        return DslCases.cross(
+                List.of(Scenarios.sessionCount(), Scenarios.sessionAggregate(ON_UPDATE)), DslSettings.matrix(true));
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

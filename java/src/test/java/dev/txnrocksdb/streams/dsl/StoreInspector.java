@@ -66,8 +66,12 @@ final class StoreInspector {
         }
         List<String> keys = new ArrayList<>(DslInputs.KEYS);
         keys.add("zz");
-        long[][] ranges = {{0, Long.MAX_VALUE}, {streamTime - 60_000, streamTime - 20_000}, {streamTime - 15_000, streamTime},
-            {streamTime + 1, Long.MAX_VALUE}};
+        long[][] ranges = {
+            {0, Long.MAX_VALUE},
+            {streamTime - 60_000, streamTime - 20_000},
+            {streamTime - 15_000, streamTime},
+            {streamTime + 1, Long.MAX_VALUE}
+        };
         String[][] keyRanges = {{"a", "ab"}, {"aa", "aa"}, {null, "aa"}, {"ab", null}, {null, null}, {"b", "a"}};
         if (store instanceof SessionStore) {
             SessionStore<String, Object> s = (SessionStore<String, Object>) store;
@@ -75,19 +79,24 @@ final class StoreInspector {
                 out.put("fetch(" + k + ")", iterate(() -> s.fetch(k)));
                 out.put("backwardFetch(" + k + ")", iterate(() -> s.backwardFetch(k)));
                 for (long[] r : ranges) {
-                    out.put("findSessions(" + k + ", " + r[0] + ", " + r[1] + ")", iterate(() -> s.findSessions(k, r[0], r[1])));
-                    out.put("backwardFindSessions(" + k + ", " + r[0] + ", " + r[1] + ")",
-                        iterate(() -> s.backwardFindSessions(k, r[0], r[1])));
+                    out.put(
+                            "findSessions(" + k + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> s.findSessions(k, r[0], r[1])));
+                    out.put(
+                            "backwardFindSessions(" + k + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> s.backwardFindSessions(k, r[0], r[1])));
                 }
             }
             for (String[] kr : keyRanges) {
                 out.put("fetch(" + kr[0] + ", " + kr[1] + ")", iterate(() -> s.fetch(kr[0], kr[1])));
                 out.put("backwardFetch(" + kr[0] + ", " + kr[1] + ")", iterate(() -> s.backwardFetch(kr[0], kr[1])));
                 for (long[] r : ranges) {
-                    out.put("findSessions(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
-                        iterate(() -> s.findSessions(kr[0], kr[1], r[0], r[1])));
-                    out.put("backwardFindSessions(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
-                        iterate(() -> s.backwardFindSessions(kr[0], kr[1], r[0], r[1])));
+                    out.put(
+                            "findSessions(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> s.findSessions(kr[0], kr[1], r[0], r[1])));
+                    out.put(
+                            "backwardFindSessions(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> s.backwardFindSessions(kr[0], kr[1], r[0], r[1])));
                 }
             }
             for (long[] r : ranges) {
@@ -96,12 +105,19 @@ final class StoreInspector {
             List<String> exact = new ArrayList<>();
             try (KeyValueIterator<Windowed<String>, Object> it = s.fetch(null, null)) {
                 it.forEachRemaining(kv -> exact.add(render(kv.key) + " -> "
-                    + attempt(() -> s.fetchSession(kv.key.key(), kv.key.window().start(), kv.key.window().end()))));
+                        + attempt(() -> s.fetchSession(
+                                kv.key.key(),
+                                kv.key.window().start(),
+                                kv.key.window().end()))));
             }
             out.put("fetchSession(each entry)", exact);
             for (IsolationLevel iso : IsolationLevel.values()) {
-                out.put("readOnly(" + iso + ").fetch(null, null)", iterate(() -> s.readOnly(iso).fetch(null, null)));
-                out.put("readOnly(" + iso + ").findSessions(a, 0, MAX)", iterate(() -> s.readOnly(iso).findSessions("a", 0, Long.MAX_VALUE)));
+                out.put(
+                        "readOnly(" + iso + ").fetch(null, null)",
+                        iterate(() -> s.readOnly(iso).fetch(null, null)));
+                out.put(
+                        "readOnly(" + iso + ").findSessions(a, 0, MAX)",
+                        iterate(() -> s.readOnly(iso).findSessions("a", 0, Long.MAX_VALUE)));
             }
         } else if (store instanceof WindowStore) {
             WindowStore<String, Object> w = (WindowStore<String, Object>) store;
@@ -111,25 +127,37 @@ final class StoreInspector {
                 out.put("backwardFetchAll(" + r[0] + ", " + r[1] + ")", iterate(() -> w.backwardFetchAll(r[0], r[1])));
                 for (String k : keys) {
                     out.put("fetch(" + k + ", " + r[0] + ", " + r[1] + ")", iterate(() -> w.fetch(k, r[0], r[1])));
-                    out.put("backwardFetch(" + k + ", " + r[0] + ", " + r[1] + ")", iterate(() -> w.backwardFetch(k, r[0], r[1])));
+                    out.put(
+                            "backwardFetch(" + k + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> w.backwardFetch(k, r[0], r[1])));
                 }
                 for (String[] kr : keyRanges) {
-                    out.put("fetch(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
-                        iterate(() -> w.fetch(kr[0], kr[1], r[0], r[1])));
-                    out.put("backwardFetch(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
-                        iterate(() -> w.backwardFetch(kr[0], kr[1], r[0], r[1])));
+                    out.put(
+                            "fetch(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> w.fetch(kr[0], kr[1], r[0], r[1])));
+                    out.put(
+                            "backwardFetch(" + kr[0] + ", " + kr[1] + ", " + r[0] + ", " + r[1] + ")",
+                            iterate(() -> w.backwardFetch(kr[0], kr[1], r[0], r[1])));
                 }
             }
             List<String> points = new ArrayList<>();
             try (KeyValueIterator<Windowed<String>, Object> it = w.all()) {
                 it.forEachRemaining(kv -> points.add(render(kv.key) + " -> "
-                    + attempt(() -> w.fetch(kv.key.key(), kv.key.window().start()))));
+                        + attempt(() -> w.fetch(kv.key.key(), kv.key.window().start()))));
             }
             out.put("fetch(key, start) for each entry", points);
             for (IsolationLevel iso : IsolationLevel.values()) {
-                out.put("readOnly(" + iso + ").all()", iterate(() -> w.readOnly(iso).all()));
-                out.put("readOnly(" + iso + ").backwardFetch(a, ab, 0, MAX)", iterate(() -> w.readOnly(iso).backwardFetch("a", "ab",
-                    java.time.Instant.EPOCH, java.time.Instant.ofEpochMilli(Long.MAX_VALUE))));
+                out.put(
+                        "readOnly(" + iso + ").all()",
+                        iterate(() -> w.readOnly(iso).all()));
+                out.put(
+                        "readOnly(" + iso + ").backwardFetch(a, ab, 0, MAX)",
+                        iterate(() -> w.readOnly(iso)
+                                .backwardFetch(
+                                        "a",
+                                        "ab",
+                                        java.time.Instant.EPOCH,
+                                        java.time.Instant.ofEpochMilli(Long.MAX_VALUE))));
             }
         } else if (store instanceof ReadOnlyKeyValueStore) {
             ReadOnlyKeyValueStore<String, Object> kvs = (ReadOnlyKeyValueStore<String, Object>) store;
@@ -145,8 +173,12 @@ final class StoreInspector {
             }
             out.put("get(each key)", gets);
             for (IsolationLevel iso : IsolationLevel.values()) {
-                out.put("readOnly(" + iso + ").all()", iterate(() -> kvs.readOnly(iso).all()));
-                out.put("readOnly(" + iso + ").range(a, b)", iterate(() -> kvs.readOnly(iso).range("a", "b")));
+                out.put(
+                        "readOnly(" + iso + ").all()",
+                        iterate(() -> kvs.readOnly(iso).all()));
+                out.put(
+                        "readOnly(" + iso + ").range(a, b)",
+                        iterate(() -> kvs.readOnly(iso).range("a", "b")));
             }
         }
         return out;
@@ -206,7 +238,8 @@ final class StoreInspector {
         } else if (o instanceof Bytes bytes) {
             return Arrays.toString(bytes.get());
         } else if (o instanceof Windowed<?> windowed) {
-            return render(windowed.key()) + "@[" + windowed.window().start() + "," + windowed.window().end() + ")";
+            return render(windowed.key()) + "@[" + windowed.window().start() + ","
+                    + windowed.window().end() + ")";
         } else if (o instanceof ValueAndTimestamp<?> vt) {
             return render(vt.value()) + " @" + vt.timestamp();
         } else if (o instanceof ValueTimestampHeaders<?> vth) {
@@ -214,8 +247,10 @@ final class StoreInspector {
         } else if (o instanceof Headers headers) {
             StringBuilder sb = new StringBuilder("[");
             for (Header header : headers) {
-                sb.append(sb.length() == 1 ? "" : ", ").append(header.key()).append('=')
-                    .append(header.value() == null ? "null" : new String(header.value(), StandardCharsets.UTF_8));
+                sb.append(sb.length() == 1 ? "" : ", ")
+                        .append(header.key())
+                        .append('=')
+                        .append(header.value() == null ? "null" : new String(header.value(), StandardCharsets.UTF_8));
             }
             return sb.append(']').toString();
         }
@@ -249,8 +284,9 @@ final class StoreInspector {
                 if (Modifier.isStatic(field.getModifiers()) || field.getType().isPrimitive()) {
                     continue;
                 }
-                if (!StateStore.class.isAssignableFrom(field.getType()) && !field.getType().isInterface()
-                    && field.getType() != Object.class) {
+                if (!StateStore.class.isAssignableFrom(field.getType())
+                        && !field.getType().isInterface()
+                        && field.getType() != Object.class) {
                     continue;
                 }
                 try {

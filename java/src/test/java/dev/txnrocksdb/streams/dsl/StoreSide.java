@@ -41,6 +41,8 @@ enum StoreSide {
     }
 
     <K, V1, V2> StreamJoined<K, V1, V2> streamJoined(StreamJoined<K, V1, V2> streamJoined) {
-        return this == OURS_PER_OPERATOR ? streamJoined.withDslStoreSuppliers(TxnStoreTypes.TXN_ROCKS_DB) : streamJoined;
+        return this == OURS_PER_OPERATOR
+                ? streamJoined.withDslStoreSuppliers(TxnStoreTypes.TXN_ROCKS_DB)
+                : streamJoined;
     }
 }

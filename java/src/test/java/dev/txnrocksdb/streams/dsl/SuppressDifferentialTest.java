@@ -18,8 +18,9 @@ class SuppressDifferentialTest {
     Path stateDir;
 
     static Stream<Arguments> cases() {
-        return DslCases.cross(List.of(Scenarios.suppressedTumblingCount(), Scenarios.suppressedSessionAggregate()),
-            DslSettings.matrix(true));
+        return DslCases.cross(
+                List.of(Scenarios.suppressedTumblingCount(), Scenarios.suppressedSessionAggregate()),
+                DslSettings.matrix(true));
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

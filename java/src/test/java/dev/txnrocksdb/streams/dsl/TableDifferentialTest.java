@@ -15,14 +15,15 @@ class TableDifferentialTest {
     Path stateDir;
 
     static Stream<Arguments> cases() {
-        return DslCases.cross(List.of(
-                Scenarios.tableTableJoin(JoinKind.INNER),
-                Scenarios.tableTableJoin(JoinKind.LEFT),
-                Scenarios.tableTableJoin(JoinKind.OUTER),
-                Scenarios.foreignKeyJoin(false),
-                Scenarios.foreignKeyJoin(true),
-                Scenarios.toTable()),
-            DslSettings.matrix(true));
+        return DslCases.cross(
+                List.of(
+                        Scenarios.tableTableJoin(JoinKind.INNER),
+                        Scenarios.tableTableJoin(JoinKind.LEFT),
+                        Scenarios.tableTableJoin(JoinKind.OUTER),
+                        Scenarios.foreignKeyJoin(false),
+                        Scenarios.foreignKeyJoin(true),
+                        Scenarios.toTable()),
+                DslSettings.matrix(true));
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

@@ -16,12 +16,13 @@ class WindowedAggregationDifferentialTest {
     Path stateDir;
 
     static Stream<Arguments> cases() {
-        return DslCases.cross(List.of(
-                Scenarios.tumblingCount(ON_UPDATE),
-                Scenarios.hoppingAggregate(ON_UPDATE),
-                Scenarios.slidingCount(ON_UPDATE),
-                Scenarios.slidingAggregate(ON_UPDATE)),
-            DslSettings.matrix(true));
+        return DslCases.cross(
+                List.of(
+                        Scenarios.tumblingCount(ON_UPDATE),
+                        Scenarios.hoppingAggregate(ON_UPDATE),
+                        Scenarios.slidingCount(ON_UPDATE),
+                        Scenarios.slidingAggregate(ON_UPDATE)),
+                DslSettings.matrix(true));
     }
 
     @ParameterizedTest(name = "{0} [{1}]")

@@ -34,20 +34,28 @@ class HeadersStoresCrashTest {
 
     @ParameterizedTest(name = "{0} with headers, {1}")
     @MethodSource("dev.txnrocksdb.streams.headers.HeadersStoresDifferentialTest#cases")
-    void killDashNineKeepsEveryCommittedRecordWithItsHeaders(String kind, TransactionStrategy strategy) throws Exception {
-        ChildJvm child = ChildJvm.start(HeadersCrashWriterMain.class, stateDir.toString(), kind, strategy.configName(),
-            Integer.toString(READY_AFTER));
+    void killDashNineKeepsEveryCommittedRecordWithItsHeaders(String kind, TransactionStrategy strategy)
+            throws Exception {
+        ChildJvm child = ChildJvm.start(
+                HeadersCrashWriterMain.class,
+                stateDir.toString(),
+                kind,
+                strategy.configName(),
+                Integer.toString(READY_AFTER));
         try {
             child.awaitLine(HeadersCrashWriterMain.READY);
         } finally {
             child.killAndAssertSigkill();
         }
-        int lastAcked = child.output().stream().filter(line -> line.startsWith("ACK "))
-            .mapToInt(line -> Integer.parseInt(line.substring(4))).max().orElseThrow();
+        int lastAcked = child.output().stream()
+                .filter(line -> line.startsWith("ACK "))
+                .mapToInt(line -> Integer.parseInt(line.substring(4)))
+                .max()
+                .orElseThrow();
         assertTrue(lastAcked >= READY_AFTER - 1);
 
-        try (TopologyTestDriver driver = new TopologyTestDriver(HeadersCrashWriterMain.topology(kind, strategy),
-                HeadersCrashWriterMain.props(stateDir.toString()))) {
+        try (TopologyTestDriver driver = new TopologyTestDriver(
+                HeadersCrashWriterMain.topology(kind, strategy), HeadersCrashWriterMain.props(stateDir.toString()))) {
             int keys = 0;
             for (int k = 0; k < HeadersCrashWriterMain.KEYS; k++) {
                 String key = "k" + k;
@@ -55,14 +63,18 @@ class HeadersStoresCrashTest {
                 Headers headers;
                 switch (kind) {
                     case "key-value": {
-                        ValueTimestampHeaders<String> stored = driver.<String, String>getTimestampedKeyValueStoreWithHeaders("store").get(key);
+                        ValueTimestampHeaders<String> stored = driver.<String, String>
+                                        getTimestampedKeyValueStoreWithHeaders("store")
+                                .get(key);
                         assertNotNull(stored, key);
                         value = stored.value();
                         headers = stored.headers();
                         break;
                     }
                     case "window": {
-                        ValueTimestampHeaders<String> stored = driver.<String, String>getTimestampedWindowStoreWithHeaders("store").fetch(key, 0L);
+                        ValueTimestampHeaders<String> stored = driver.<String, String>
+                                        getTimestampedWindowStoreWithHeaders("store")
+                                .fetch(key, 0L);
                         assertNotNull(stored, key);
                         value = stored.value();
                         headers = stored.headers();
@@ -71,7 +83,8 @@ class HeadersStoresCrashTest {
                     default: {
                         AggregationWithHeaders<String> stored = null;
                         try (KeyValueIterator<Windowed<String>, AggregationWithHeaders<String>> sessions =
-                                 driver.<String, String>getSessionStoreWithHeaders("store").fetch(key)) {
+                                driver.<String, String>getSessionStoreWithHeaders("store")
+                                        .fetch(key)) {
                             while (sessions.hasNext()) {
                                 stored = sessions.next().value;
                             }
@@ -84,10 +97,15 @@ class HeadersStoresCrashTest {
                 int record = Integer.parseInt(value.substring(1));
                 assertEquals(k, record % HeadersCrashWriterMain.KEYS, key + ": " + value);
                 int lastAckedOfKey = lastAcked - Math.floorMod(lastAcked - k, HeadersCrashWriterMain.KEYS);
-                assertTrue(record >= lastAckedOfKey, key + ": " + value + " is older than its last committed record " + lastAckedOfKey);
+                assertTrue(
+                        record >= lastAckedOfKey,
+                        key + ": " + value + " is older than its last committed record " + lastAckedOfKey);
                 Header seq = headers.lastHeader("seq");
                 assertNotNull(seq, key + ": the header is gone");
-                assertEquals(Integer.toString(record), new String(seq.value(), StandardCharsets.UTF_8), key + ": another record's header");
+                assertEquals(
+                        Integer.toString(record),
+                        new String(seq.value(), StandardCharsets.UTF_8),
+                        key + ": another record's header");
                 keys++;
             }
             assertEquals(HeadersCrashWriterMain.KEYS, keys);

@@ -92,7 +92,10 @@ class HeadersStoresDifferentialTest {
         List<String> ours = run(List.of(topology(kind, strategy), topology(kind, strategy)), ops, Reopen.KEEPING_STATE);
         assertEquals(kafka.size(), ours.size(), kind + " with headers, seed " + seed);
         for (int i = 0; i < kafka.size(); i++) {
-            assertEquals(kafka.get(i), ours.get(i), kind + " with headers, result " + i + " (" + ops.get(i) + "), seed " + seed);
+            assertEquals(
+                    kafka.get(i),
+                    ours.get(i),
+                    kind + " with headers, result " + i + " (" + ops.get(i) + "), seed " + seed);
         }
         assertTrue(kafka.stream().anyMatch(line -> line.contains("h0=")), "some results carry headers; seed " + seed);
         // The reopen really reopens on the state written before it: on lost state the results differ
@@ -101,8 +104,10 @@ class HeadersStoresDifferentialTest {
         // uninterrupted run: window and session stores take their observed stream time up again
         // from -1 after a reopen, so until the next put they answer reads of expired windows that
         // the uninterrupted store no longer returns; ours do the same.)
-        assertNotEquals(kafka, run(List.of(topology(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
-            kind + ": a reopen on lost state goes unseen, seed " + seed);
+        assertNotEquals(
+                kafka,
+                run(List.of(topology(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
+                kind + ": a reopen on lost state goes unseen, seed " + seed);
     }
 
     /**
@@ -117,12 +122,17 @@ class HeadersStoresDifferentialTest {
         long seed = System.nanoTime();
         List<Op> ops = operations(new Random(seed));
         List<String> kafka = run(List.of(olderFormat(kind, null), topology(kind, null)), ops, Reopen.KEEPING_STATE);
-        List<String> ours = run(List.of(olderFormat(kind, strategy), topology(kind, strategy)), ops, Reopen.KEEPING_STATE);
+        List<String> ours =
+                run(List.of(olderFormat(kind, strategy), topology(kind, strategy)), ops, Reopen.KEEPING_STATE);
         assertEquals(kafka, ours, kind + " upgraded to headers, seed " + seed);
-        assertTrue(kafka.stream().anyMatch(line -> line.contains("[]")), "old entries read back with empty headers; seed " + seed);
+        assertTrue(
+                kafka.stream().anyMatch(line -> line.contains("[]")),
+                "old entries read back with empty headers; seed " + seed);
         // The upgrade really starts from the older store's state: on lost state the results differ.
-        assertNotEquals(kafka, run(List.of(olderFormat(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
-            kind + ": an upgrade from lost state goes unseen, seed " + seed);
+        assertNotEquals(
+                kafka,
+                run(List.of(olderFormat(kind, null), topology(kind, null)), ops, Reopen.LOSING_STATE),
+                kind + ": an upgrade from lost state goes unseen, seed " + seed);
     }
 
     /**
@@ -136,22 +146,31 @@ class HeadersStoresDifferentialTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "headers-kept");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("kept-" + runs++).toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir.resolve("kept-" + runs++).toString());
         props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         Headers trace = new RecordHeaders().add("trace", "abc-123".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        try (TopologyTestDriver driver = new TopologyTestDriver(topology(kind, strategy).get(), props)) {
+        try (TopologyTestDriver driver =
+                new TopologyTestDriver(topology(kind, strategy).get(), props)) {
             driver.createInputTopic("ops", new StringSerializer(), new StringSerializer())
-                .pipeInput(new org.apache.kafka.streams.test.TestRecord<>("k1", "put|hello|5000", trace, 5_000L));
+                    .pipeInput(new org.apache.kafka.streams.test.TestRecord<>("k1", "put|hello|5000", trace, 5_000L));
             Headers stored;
             switch (kind) {
                 case "key-value":
-                    stored = driver.<String, String>getTimestampedKeyValueStoreWithHeaders("store").get("k1").headers();
+                    stored = driver.<String, String>getTimestampedKeyValueStoreWithHeaders("store")
+                            .get("k1")
+                            .headers();
                     break;
                 case "window":
-                    stored = driver.<String, String>getTimestampedWindowStoreWithHeaders("store").fetch("k1", 5_000L).headers();
+                    stored = driver.<String, String>getTimestampedWindowStoreWithHeaders("store")
+                            .fetch("k1", 5_000L)
+                            .headers();
                     break;
                 default:
-                    stored = driver.<String, String>getSessionStoreWithHeaders("store").fetchSession("k1", 5_000L, 5_000L).headers();
+                    stored = driver.<String, String>getSessionStoreWithHeaders("store")
+                            .fetchSession("k1", 5_000L, 5_000L)
+                            .headers();
             }
             assertEquals("[trace=6162632d313233;]", render(stored), kind);
         }
@@ -165,20 +184,29 @@ class HeadersStoresDifferentialTest {
             StoreBuilder<?> store;
             switch (kind) {
                 case "key-value":
-                    store = Stores.timestampedKeyValueStoreBuilder(ours == null
-                        ? Stores.persistentTimestampedKeyValueStore("store")
-                        : TxnStores.persistentTransactionalTimestampedKeyValueStore("store", ours), Serdes.String(), Serdes.String());
+                    store = Stores.timestampedKeyValueStoreBuilder(
+                            ours == null
+                                    ? Stores.persistentTimestampedKeyValueStore("store")
+                                    : TxnStores.persistentTransactionalTimestampedKeyValueStore("store", ours),
+                            Serdes.String(),
+                            Serdes.String());
                     break;
                 case "window":
-                    store = Stores.timestampedWindowStoreBuilder(ours == null
-                        ? Stores.persistentTimestampedWindowStore("store", RETENTION, WINDOW, false)
-                        : TxnStores.persistentTransactionalTimestampedWindowStore("store", RETENTION, WINDOW, false, ours),
-                        Serdes.String(), Serdes.String());
+                    store = Stores.timestampedWindowStoreBuilder(
+                            ours == null
+                                    ? Stores.persistentTimestampedWindowStore("store", RETENTION, WINDOW, false)
+                                    : TxnStores.persistentTransactionalTimestampedWindowStore(
+                                            "store", RETENTION, WINDOW, false, ours),
+                            Serdes.String(),
+                            Serdes.String());
                     break;
                 default:
-                    store = Stores.sessionStoreBuilder(ours == null
-                        ? Stores.persistentSessionStore("store", RETENTION)
-                        : TxnStores.persistentTransactionalSessionStore("store", RETENTION, ours), Serdes.String(), Serdes.String());
+                    store = Stores.sessionStoreBuilder(
+                            ours == null
+                                    ? Stores.persistentSessionStore("store", RETENTION)
+                                    : TxnStores.persistentTransactionalSessionStore("store", RETENTION, ours),
+                            Serdes.String(),
+                            Serdes.String());
             }
             topology.addProcessor("apply", () -> new OlderFormatPut(kind), "in");
             topology.addStateStore(store, "apply");
@@ -209,16 +237,20 @@ class HeadersStoresDifferentialTest {
             switch (kind) {
                 case "key-value":
                     context.<TimestampedKeyValueStore<String, String>>getStateStore("store")
-                        .put(record.key(), ValueAndTimestamp.make(value, record.timestamp()));
+                            .put(record.key(), ValueAndTimestamp.make(value, record.timestamp()));
                     break;
                 case "window":
                     context.<TimestampedWindowStore<String, String>>getStateStore("store")
-                        .put(record.key(), ValueAndTimestamp.make(value, record.timestamp()), start);
+                            .put(record.key(), ValueAndTimestamp.make(value, record.timestamp()), start);
                     break;
                 default:
                     long other = Long.parseLong(f[2]);
-                    context.<SessionStore<String, String>>getStateStore("store").put(
-                        new Windowed<>(record.key(), new SessionWindow(Math.min(other, record.timestamp()), record.timestamp())), value);
+                    context.<SessionStore<String, String>>getStateStore("store")
+                            .put(
+                                    new Windowed<>(
+                                            record.key(),
+                                            new SessionWindow(Math.min(other, record.timestamp()), record.timestamp())),
+                                    value);
             }
             context.forward(record.withValue("put " + record.key()).withHeaders(new RecordHeaders()));
         }
@@ -264,8 +296,13 @@ class HeadersStoresDifferentialTest {
                 headers.add("h" + random.nextInt(3), value);
             }
             String value = random.nextInt(10) == 0 ? null : "v" + i;
-            ops.add(new Op(kinds[random.nextInt(kinds.length)], "k" + random.nextInt(25), value, headers, time,
-                Math.max(0, time - random.nextInt(3_000))));
+            ops.add(new Op(
+                    kinds[random.nextInt(kinds.length)],
+                    "k" + random.nextInt(25),
+                    value,
+                    headers,
+                    time,
+                    Math.max(0, time - random.nextInt(3_000))));
         }
         // Where a run may close and reopen, a read of every key's entries ("all": the whole store for
         // key-value stores, every window up to now for window stores, the key's sessions for session
@@ -313,24 +350,26 @@ class HeadersStoresDifferentialTest {
             switch (kind) {
                 case "key-value": {
                     KeyValueBytesStoreSupplier supplier = ours == null
-                        ? Stores.persistentTimestampedKeyValueStoreWithHeaders("store")
-                        : TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders("store", ours);
-                    store = Stores.timestampedKeyValueStoreWithHeadersBuilder(supplier, Serdes.String(), Serdes.String());
+                            ? Stores.persistentTimestampedKeyValueStoreWithHeaders("store")
+                            : TxnStores.persistentTransactionalTimestampedKeyValueStoreWithHeaders("store", ours);
+                    store = Stores.timestampedKeyValueStoreWithHeadersBuilder(
+                            supplier, Serdes.String(), Serdes.String());
                     topology.addProcessor("apply", KeyValueApply::new, "in");
                     break;
                 }
                 case "window": {
                     WindowBytesStoreSupplier supplier = ours == null
-                        ? Stores.persistentTimestampedWindowStoreWithHeaders("store", RETENTION, WINDOW, false)
-                        : TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders("store", RETENTION, WINDOW, false, ours);
+                            ? Stores.persistentTimestampedWindowStoreWithHeaders("store", RETENTION, WINDOW, false)
+                            : TxnStores.persistentTransactionalTimestampedWindowStoreWithHeaders(
+                                    "store", RETENTION, WINDOW, false, ours);
                     store = Stores.timestampedWindowStoreWithHeadersBuilder(supplier, Serdes.String(), Serdes.String());
                     topology.addProcessor("apply", WindowApply::new, "in");
                     break;
                 }
                 default: {
                     SessionBytesStoreSupplier supplier = ours == null
-                        ? Stores.persistentSessionStoreWithHeaders("store", RETENTION)
-                        : TxnStores.persistentTransactionalSessionStoreWithHeaders("store", RETENTION, ours);
+                            ? Stores.persistentSessionStoreWithHeaders("store", RETENTION)
+                            : TxnStores.persistentTransactionalSessionStoreWithHeaders("store", RETENTION, ours);
                     store = Stores.sessionStoreWithHeadersBuilder(supplier, Serdes.String(), Serdes.String());
                     topology.addProcessor("apply", SessionApply::new, "in");
                 }
@@ -350,8 +389,8 @@ class HeadersStoresDifferentialTest {
         Path dir = stateDir.resolve("run-" + runs++);
         List<String> results = new ArrayList<>();
         for (int phase = 0; phase < phases.size(); phase++) {
-            List<Op> half = reopen == Reopen.NONE ? ops
-                : phase == 0 ? ops.subList(0, SPLIT) : ops.subList(SPLIT, ops.size());
+            List<Op> half =
+                    reopen == Reopen.NONE ? ops : phase == 0 ? ops.subList(0, SPLIT) : ops.subList(SPLIT, ops.size());
             Supplier<Topology> topology = phases.get(phase);
             Properties props = new Properties();
             props.put(StreamsConfig.APPLICATION_ID_CONFIG, "headers-differential");
@@ -361,11 +400,13 @@ class HeadersStoresDifferentialTest {
             props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
             TopologyTestDriver driver = new TopologyTestDriver(topology.get(), props);
             try {
-                TestInputTopic<String, String> in = driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
-                TestOutputTopic<String, String> out = driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
+                TestInputTopic<String, String> in =
+                        driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
+                TestOutputTopic<String, String> out =
+                        driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
                 for (Op op : half) {
-                    in.pipeInput(new org.apache.kafka.streams.test.TestRecord<>(op.key, op.what + "|" + op.value + "|" + op.other,
-                        op.headers, op.timestamp));
+                    in.pipeInput(new org.apache.kafka.streams.test.TestRecord<>(
+                            op.key, op.what + "|" + op.value + "|" + op.other, op.headers, op.timestamp));
                 }
                 out.readValuesToList().forEach(results::add);
             } finally {
@@ -379,7 +420,10 @@ class HeadersStoresDifferentialTest {
     private static <K, V> String drain(KeyValueIterator<K, V> iterator, Function<V, String> render) {
         StringBuilder out = new StringBuilder();
         try (iterator) {
-            iterator.forEachRemaining(kv -> out.append(kv.key).append('=').append(render.apply(kv.value)).append(' '));
+            iterator.forEachRemaining(kv -> out.append(kv.key)
+                    .append('=')
+                    .append(render.apply(kv.value))
+                    .append(' '));
         }
         return out.toString();
     }
@@ -409,12 +453,18 @@ class HeadersStoresDifferentialTest {
             String result;
             switch (f[0]) {
                 case "put":
-                    store.put(record.key(), value == null ? null : ValueTimestampHeaders.make(value, record.timestamp(), record.headers()));
+                    store.put(
+                            record.key(),
+                            value == null
+                                    ? null
+                                    : ValueTimestampHeaders.make(value, record.timestamp(), record.headers()));
                     result = "ok";
                     break;
                 case "putIfAbsent":
-                    result = render(store.putIfAbsent(record.key(),
-                        ValueTimestampHeaders.make(value == null ? "absent" : value, record.timestamp(), record.headers())));
+                    result = render(store.putIfAbsent(
+                            record.key(),
+                            ValueTimestampHeaders.make(
+                                    value == null ? "absent" : value, record.timestamp(), record.headers())));
                     break;
                 case "delete":
                     result = render(store.delete(record.key()));
@@ -428,7 +478,8 @@ class HeadersStoresDifferentialTest {
                 default:
                     result = drain(store.all(), HeadersStoresDifferentialTest::render);
             }
-            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result).withHeaders(new RecordHeaders()));
+            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result)
+                    .withHeaders(new RecordHeaders()));
         }
     }
 
@@ -452,7 +503,12 @@ class HeadersStoresDifferentialTest {
             switch (f[0]) {
                 case "put":
                 case "putIfAbsent":
-                    store.put(record.key(), value == null ? null : ValueTimestampHeaders.make(value, record.timestamp(), record.headers()), start);
+                    store.put(
+                            record.key(),
+                            value == null
+                                    ? null
+                                    : ValueTimestampHeaders.make(value, record.timestamp(), record.headers()),
+                            start);
                     result = "ok";
                     break;
                 case "delete":
@@ -464,8 +520,12 @@ class HeadersStoresDifferentialTest {
                     break;
                 case "range": {
                     StringBuilder out = new StringBuilder();
-                    try (WindowStoreIterator<ValueTimestampHeaders<String>> iterator = store.fetch(record.key(), other, record.timestamp())) {
-                        iterator.forEachRemaining(kv -> out.append(kv.key).append('=').append(render(kv.value)).append(' '));
+                    try (WindowStoreIterator<ValueTimestampHeaders<String>> iterator =
+                            store.fetch(record.key(), other, record.timestamp())) {
+                        iterator.forEachRemaining(kv -> out.append(kv.key)
+                                .append('=')
+                                .append(render(kv.value))
+                                .append(' '));
                     }
                     result = out.toString();
                     break;
@@ -473,9 +533,9 @@ class HeadersStoresDifferentialTest {
                 default:
                     result = drain(store.fetchAll(other, record.timestamp()), HeadersStoresDifferentialTest::render);
             }
-            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result).withHeaders(new RecordHeaders()));
+            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result)
+                    .withHeaders(new RecordHeaders()));
         }
-
     }
 
     private static final class SessionApply implements Processor<String, String, String, String> {
@@ -493,8 +553,8 @@ class HeadersStoresDifferentialTest {
             String[] f = fields(record);
             String value = nullable(f[1]);
             long other = Long.parseLong(f[2]);
-            Windowed<String> session = new Windowed<>(record.key(),
-                new SessionWindow(Math.min(other, record.timestamp()), record.timestamp()));
+            Windowed<String> session = new Windowed<>(
+                    record.key(), new SessionWindow(Math.min(other, record.timestamp()), record.timestamp()));
             String result;
             switch (f[0]) {
                 case "put":
@@ -507,16 +567,21 @@ class HeadersStoresDifferentialTest {
                     result = "ok";
                     break;
                 case "get":
-                    result = render(store.fetchSession(record.key(), session.window().start(), session.window().end()));
+                    result = render(store.fetchSession(
+                            record.key(),
+                            session.window().start(),
+                            session.window().end()));
                     break;
                 case "range":
-                    result = drain(store.findSessions(record.key(), other, record.timestamp()), HeadersStoresDifferentialTest::render);
+                    result = drain(
+                            store.findSessions(record.key(), other, record.timestamp()),
+                            HeadersStoresDifferentialTest::render);
                     break;
                 default:
                     result = drain(store.fetch(record.key()), HeadersStoresDifferentialTest::render);
             }
-            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result).withHeaders(new RecordHeaders()));
+            context.forward(record.withValue(f[0] + " " + record.key() + " -> " + result)
+                    .withHeaders(new RecordHeaders()));
         }
-
     }
 }

@@ -29,13 +29,20 @@ class CodecsTest {
     @Test
     void batchEncodingMatchesTheContract() {
         List<KeyValue<Bytes, byte[]>> entries = Arrays.asList(
-            KeyValue.pair(Bytes.wrap(new byte[] {1, 2}), new byte[] {9}),
-            KeyValue.pair(Bytes.wrap(new byte[0]), (byte[]) null));
+                KeyValue.pair(Bytes.wrap(new byte[] {1, 2}), new byte[] {9}),
+                KeyValue.pair(Bytes.wrap(new byte[0]), (byte[]) null));
         byte[] encoded = BatchEncoder.encode(entries, kv -> kv.key.get(), kv -> kv.value);
         ByteBuffer expected = ByteBuffer.allocate(4 + 2 + 4 + 1 + 4 + 0 + 4);
-        expected.putInt(2).put(new byte[] {1, 2}).putInt(1).put((byte) 9).putInt(0).putInt(-1);
+        expected.putInt(2)
+                .put(new byte[] {1, 2})
+                .putInt(1)
+                .put((byte) 9)
+                .putInt(0)
+                .putInt(-1);
         assertArrayEquals(expected.array(), encoded);
-        assertArrayEquals(new byte[0], BatchEncoder.encode(List.<KeyValue<Bytes, byte[]>>of(), kv -> kv.key.get(), kv -> kv.value));
+        assertArrayEquals(
+                new byte[0],
+                BatchEncoder.encode(List.<KeyValue<Bytes, byte[]>>of(), kv -> kv.key.get(), kv -> kv.value));
     }
 
     @Test
@@ -66,19 +73,24 @@ class CodecsTest {
         out.putInt(1).putInt(1).put((byte) 'x').putInt(3).putLong(-4L);
         assertEquals(Map.of(new TopicPartition("x", 3), -4L), OffsetsCodec.decodeOffsets(out.array()));
         assertEquals(Map.of(), OffsetsCodec.decodeOffsets(new byte[] {0, 0, 0, 0}));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> OffsetsCodec.decodeOffsets(new byte[] {0, 0, 0, 1, 0}));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> OffsetsCodec.decodeOffsets(new byte[] {0, 0, 0, 1, 0}));
         assertTrue(e.getMessage().contains("malformed committed offsets"), e.getMessage());
     }
 
     @Test
     void positionRoundTripsAndMatchesKafkasPositionSerde() {
-        Position position = Position.emptyPosition().withComponent("a", 0, 10).withComponent("a", 3, 11).withComponent("b", 1, 12);
+        Position position = Position.emptyPosition()
+                .withComponent("a", 0, 10)
+                .withComponent("a", 3, 11)
+                .withComponent("b", 1, 12);
         byte[] ours = PositionCodec.encode(position);
         assertEquals(position, PositionCodec.decode(ours, "s"));
         assertEquals(position, PositionSerde.deserialize(ByteBuffer.wrap(ours)));
-        assertEquals(Position.emptyPosition(), PositionCodec.decode(PositionCodec.encode(Position.emptyPosition()), "s"));
-        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(new byte[] {7}, "my-store"));
+        assertEquals(
+                Position.emptyPosition(), PositionCodec.decode(PositionCodec.encode(Position.emptyPosition()), "s"));
+        ProcessorStateException e =
+                assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(new byte[] {7}, "my-store"));
         assertTrue(e.getMessage().contains("my-store"), e.getMessage());
         assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(new byte[] {0, 0, 0, 0, 1}, "my-store"));
     }
@@ -92,8 +104,10 @@ class CodecsTest {
     @Test
     void damagedPositionBytesAreAnErrorNamingTheStore() {
         Random random = new Random(20261201L);
-        byte[] valid = PositionCodec.encode(Position.emptyPosition().withComponent("topic-a", 0, 10)
-            .withComponent("topic-a", 3, 11).withComponent("b", 1, 12));
+        byte[] valid = PositionCodec.encode(Position.emptyPosition()
+                .withComponent("topic-a", 0, 10)
+                .withComponent("topic-a", 3, 11)
+                .withComponent("b", 1, 12));
         for (int i = 0; i < 100_000; i++) {
             byte[] input;
             switch (i % 4) {
@@ -123,8 +137,14 @@ class CodecsTest {
             }
         }
         // Before the bounds checks, a name length of 2^31 - 1 allocated 2 GiB before failing.
-        byte[] hugeName = ByteBuffer.allocate(13).put((byte) 0).putInt(1).putInt(Integer.MAX_VALUE).putInt(0).array();
-        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(hugeName, "s"));
+        byte[] hugeName = ByteBuffer.allocate(13)
+                .put((byte) 0)
+                .putInt(1)
+                .putInt(Integer.MAX_VALUE)
+                .putInt(0)
+                .array();
+        ProcessorStateException e =
+                assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(hugeName, "s"));
         assertTrue(e.getMessage().contains("topic name length 2147483647 with 4 bytes left"), e.getMessage());
         byte[] trailing = Arrays.copyOf(valid, valid.length + 1);
         e = assertThrows(ProcessorStateException.class, () -> PositionCodec.decode(trailing, "s"));

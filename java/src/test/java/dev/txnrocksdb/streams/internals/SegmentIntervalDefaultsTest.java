@@ -17,11 +17,20 @@ import org.junit.jupiter.api.Test;
 class SegmentIntervalDefaultsTest {
     @Test
     void windowAndSessionStoresUseHalfTheRetentionAndAtLeastAMinute() {
-        assertEquals(60_000L, TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(10_000)).segmentIntervalMs());
-        assertEquals(500_000L, TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(1_000_000)).segmentIntervalMs());
+        assertEquals(
+                60_000L,
+                TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(10_000))
+                        .segmentIntervalMs());
+        assertEquals(
+                500_000L,
+                TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(1_000_000))
+                        .segmentIntervalMs());
         for (long retention : new long[] {10_000, 1_000_000}) {
-            assertEquals(Stores.persistentSessionStore("s", Duration.ofMillis(retention)).segmentIntervalMs(),
-                TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(retention)).segmentIntervalMs());
+            assertEquals(
+                    Stores.persistentSessionStore("s", Duration.ofMillis(retention))
+                            .segmentIntervalMs(),
+                    TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(retention))
+                            .segmentIntervalMs());
         }
     }
 
@@ -42,8 +51,10 @@ class SegmentIntervalDefaultsTest {
         assertEquals(2_000L, ours(1000));
         assertEquals(3_600_000L, ours(86_400_000));
         for (long retention : new long[] {1000, 60_000, 200_000, 3_000_000, 86_400_000}) {
-            assertEquals(segmentInterval(Stores.persistentVersionedKeyValueStore("v", Duration.ofMillis(retention))),
-                ours(retention), "history retention " + retention);
+            assertEquals(
+                    segmentInterval(Stores.persistentVersionedKeyValueStore("v", Duration.ofMillis(retention))),
+                    ours(retention),
+                    "history retention " + retention);
         }
     }
 }

@@ -44,7 +44,9 @@ class StoreSnapshotsTest {
 
     private StoreSettings settings(Map<String, Object> extra) {
         Map<String, Object> config = new HashMap<>();
-        config.put(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, tmp.resolve("snapshots").toUri().toString());
+        config.put(
+                TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG,
+                tmp.resolve("snapshots").toUri().toString());
         config.put(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, 0L);
         config.putAll(extra);
         return StoreSettings.from(config);
@@ -58,14 +60,17 @@ class StoreSnapshotsTest {
         return (partition, withOffsets) -> {
             calls.incrementAndGet();
             assertEquals(CHANGELOG, partition);
-            return withOffsets ? new StoreSnapshots.ChangelogState(topicId, start, end)
-                : new StoreSnapshots.ChangelogState(topicId, -1, -1);
+            return withOffsets
+                    ? new StoreSnapshots.ChangelogState(topicId, start, end)
+                    : new StoreSnapshots.ChangelogState(topicId, -1, -1);
         };
     }
 
     private static NativeKeyValueStore open(Path dir, TransactionStrategy strategy) {
-        return NativeKeyValueStore.open("counts", dir, OpenOptions.builder().strategy(strategy).spillBytes(1024)
-            .build());
+        return NativeKeyValueStore.open(
+                "counts",
+                dir,
+                OpenOptions.builder().strategy(strategy).spillBytes(1024).build());
     }
 
     private static byte[] bytes(String s) {
@@ -87,7 +92,10 @@ class StoreSnapshotsTest {
         while (snapshots.sending() && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertEquals(before + 1, snapshots.counts()[0], "a snapshot was written (failures: " + snapshots.counts()[1] + ")");
+        assertEquals(
+                before + 1,
+                snapshots.counts()[0],
+                "a snapshot was written (failures: " + snapshots.counts()[1] + ")");
     }
 
     private static boolean isEmpty(Path dir) throws Exception {
@@ -105,8 +113,8 @@ class StoreSnapshotsTest {
         Path host1 = tmp.resolve("host1/counts");
         Files.createDirectories(host1);
         AtomicInteger lookups = new AtomicInteger();
-        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host1,
-            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        StoreSnapshots first = StoreSnapshots.open(
+                "counts", settings(Map.of()), context(), CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
         assertNotNull(first);
         assertEquals(SegmentedStoreTestContext.APP_ID + "/counts/1-" + TOPIC_ID, first.storeId());
         try (NativeKeyValueStore store = open(host1, strategy)) {
@@ -124,8 +132,8 @@ class StoreSnapshotsTest {
         // a new host: an empty directory
         Path host2 = tmp.resolve("host2/counts");
         Files.createDirectories(host2);
-        StoreSnapshots second = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host2,
-            changelogAt(TOPIC_ID, 0, 250, lookups));
+        StoreSnapshots second = StoreSnapshots.open(
+                "counts", settings(Map.of()), context(), CHANGELOG, host2, changelogAt(TOPIC_ID, 0, 250, lookups));
         assertNotNull(second);
         second.close();
         try (NativeKeyValueStore restored = open(host2, strategy)) {
@@ -142,8 +150,8 @@ class StoreSnapshotsTest {
         Files.createDirectories(host1);
         AtomicInteger lookups = new AtomicInteger();
         SegmentedStoreTestContext context = context();
-        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context, CHANGELOG, host1,
-            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        StoreSnapshots first = StoreSnapshots.open(
+                "counts", settings(Map.of()), context, CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
             StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
             metrics.addSnapshotMetrics(first);
@@ -163,9 +171,10 @@ class StoreSnapshotsTest {
             first.close();
         }
         Path host2 = tmp.resolve("host2/counts");
-        SegmentedStoreTestContext context2 = new SegmentedStoreTestContext(tmp.resolve("task2").toFile());
-        StoreSnapshots second = StoreSnapshots.open("counts", settings(Map.of()), context2, CHANGELOG, host2,
-            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        SegmentedStoreTestContext context2 =
+                new SegmentedStoreTestContext(tmp.resolve("task2").toFile());
+        StoreSnapshots second = StoreSnapshots.open(
+                "counts", settings(Map.of()), context2, CHANGELOG, host2, changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host2, TransactionStrategy.INDEXED_BATCH)) {
             StoreMetrics metrics = StoreMetrics.register(context2, "counts", store, false);
             metrics.addSnapshotMetrics(second);
@@ -179,9 +188,11 @@ class StoreSnapshotsTest {
 
     private static Object metric(SegmentedStoreTestContext context, String name) {
         return context.metrics().metrics().entrySet().stream()
-            .filter(e -> e.getKey().name().equals(name) && "counts".equals(e.getKey().tags().get("txn-rocksdb-state-id")))
-            .map(e -> e.getValue().metricValue()).findFirst()
-            .orElseThrow(() -> new AssertionError("no metric " + name));
+                .filter(e -> e.getKey().name().equals(name)
+                        && "counts".equals(e.getKey().tags().get("txn-rocksdb-state-id")))
+                .map(e -> e.getValue().metricValue())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no metric " + name));
     }
 
     @Test
@@ -189,8 +200,8 @@ class StoreSnapshotsTest {
         Path host1 = tmp.resolve("host1/counts");
         Files.createDirectories(host1);
         AtomicInteger lookups = new AtomicInteger();
-        StoreSnapshots first = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, host1,
-            changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        StoreSnapshots first = StoreSnapshots.open(
+                "counts", settings(Map.of()), context(), CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
             commit(store, 0, 10, 500);
             snapshot(first, store);
@@ -198,14 +209,14 @@ class StoreSnapshotsTest {
         first.close();
 
         Map<String, StoreSnapshots.ChangelogLookup> refused = Map.of(
-            "the changelog truncated past it", changelogAt(TOPIC_ID, 600, 1_000, lookups),
-            "the changelog recreated shorter, or the application reset", changelogAt(TOPIC_ID, 0, 10, lookups),
-            "another topic of the same name", changelogAt(Uuid.randomUuid(), 0, 1_000, lookups));
+                "the changelog truncated past it", changelogAt(TOPIC_ID, 600, 1_000, lookups),
+                "the changelog recreated shorter, or the application reset", changelogAt(TOPIC_ID, 0, 10, lookups),
+                "another topic of the same name", changelogAt(Uuid.randomUuid(), 0, 1_000, lookups));
         int n = 0;
         for (Map.Entry<String, StoreSnapshots.ChangelogLookup> c : refused.entrySet()) {
             Path dir = tmp.resolve("refused-" + n++ + "/counts");
-            StoreSnapshots snapshots = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir,
-                c.getValue());
+            StoreSnapshots snapshots =
+                    StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, c.getValue());
             assertNotNull(snapshots, c.getKey());
             snapshots.close();
             try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
@@ -216,8 +227,14 @@ class StoreSnapshotsTest {
 
         // and where it still fits, it is used
         Path dir = tmp.resolve("fits/counts");
-        StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir,
-            changelogAt(TOPIC_ID, 501, 501, lookups)).close();
+        StoreSnapshots.open(
+                        "counts",
+                        settings(Map.of()),
+                        context(),
+                        CHANGELOG,
+                        dir,
+                        changelogAt(TOPIC_ID, 501, 501, lookups))
+                .close();
         try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
             assertEquals(Map.of(CHANGELOG, 500L), store.committedOffsets());
         }
@@ -246,51 +263,94 @@ class StoreSnapshotsTest {
         AtomicInteger lookups = new AtomicInteger();
         StoreSnapshots.ChangelogLookup lookup = changelogAt(TOPIC_ID, 0, 10, lookups);
         assertNull(StoreSnapshots.open("counts", StoreSettings.from(Map.of()), context(), CHANGELOG, dir, lookup));
-        assertNull(StoreSnapshots.open("counts", settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
-            context(), CHANGELOG, dir, lookup), "the per-store form turns it off for one store");
-        assertNotNull(StoreSnapshots.open("other", settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
-            context(), CHANGELOG, dir, lookup));
+        assertNull(
+                StoreSnapshots.open(
+                        "counts",
+                        settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
+                        context(),
+                        CHANGELOG,
+                        dir,
+                        lookup),
+                "the per-store form turns it off for one store");
+        assertNotNull(StoreSnapshots.open(
+                "other",
+                settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "")),
+                context(),
+                CHANGELOG,
+                dir,
+                lookup));
         assertNull(StoreSnapshots.open("counts", settings(Map.of()), context(), null, dir, lookup), "no changelog");
         assertEquals(1, lookups.get(), "looked up only where snapshots are on");
-        assertNull(StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, (partition, withOffsets) -> {
-            throw new org.apache.kafka.common.errors.TimeoutException("the cluster is down");
-        }), "a cluster that cannot be reached turns snapshots off, it does not fail the store");
+        assertNull(
+                StoreSnapshots.open(
+                        "counts", settings(Map.of()), context(), CHANGELOG, dir, (partition, withOffsets) -> {
+                            throw new org.apache.kafka.common.errors.TimeoutException("the cluster is down");
+                        }),
+                "a cluster that cannot be reached turns snapshots off, it does not fail the store");
     }
 
     @Test
     void aMalformedLocationIsAConfigExceptionNamingTheKey() {
-        for (String uri : new String[] {"gs://bucket/prefix", "s3:///prefix-without-bucket", "file:relative/path",
-            "not a uri", "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix", "az:///prefix-without-container",
-            "az://account:sup3r-secret@container/prefix", "abfss://container:sup3r-secret@account.dfs.core.windows.net/p"}) {
-            ConfigException e = assertThrows(ConfigException.class,
-                () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)));
+        for (String uri : new String[] {
+            "gs://bucket/prefix",
+            "s3:///prefix-without-bucket",
+            "file:relative/path",
+            "not a uri",
+            "s3://AKIAEXAMPLE:sup3r-secret@bucket/prefix",
+            "az:///prefix-without-container",
+            "az://account:sup3r-secret@container/prefix",
+            "abfss://container:sup3r-secret@account.dfs.core.windows.net/p"
+        }) {
+            ConfigException e = assertThrows(
+                    ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)));
             assertTrue(e.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG), e.getMessage());
             assertFalse(e.getMessage().contains("sup3r-secret"), e.getMessage());
         }
-        for (String uri : new String[] {"s3://bucket/prefix", "az://container/prefix", "abfss://container/prefix",
-            "abfss://container@account.dfs.core.windows.net/prefix", "file:///shared/snapshots"}) {
-            assertEquals(uri, settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri)).snapshotLocation("counts"), uri);
+        for (String uri : new String[] {
+            "s3://bucket/prefix",
+            "az://container/prefix",
+            "abfss://container/prefix",
+            "abfss://container@account.dfs.core.windows.net/prefix",
+            "file:///shared/snapshots"
+        }) {
+            assertEquals(
+                    uri,
+                    settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, uri))
+                            .snapshotLocation("counts"),
+                    uri);
         }
-        ConfigException perStore = assertThrows(ConfigException.class,
-            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "gs://b/p")));
-        assertTrue(perStore.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts"),
-            perStore.getMessage());
-        ConfigException option = assertThrows(ConfigException.class, () -> settings(Map.of(
-            TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_secret_access_key", "sup3r\nsecret")));
+        ConfigException perStore = assertThrows(
+                ConfigException.class,
+                () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts", "gs://b/p")));
+        assertTrue(
+                perStore.getMessage().contains(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX + "counts"),
+                perStore.getMessage());
+        ConfigException option = assertThrows(
+                ConfigException.class,
+                () -> settings(
+                        Map.of(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_secret_access_key", "sup3r\nsecret")));
         assertFalse(option.getMessage().contains("sup3r"), option.getMessage());
-        assertEquals(Map.of("aws_region", "eu-west-1"), settings(Map.of(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region",
-            "eu-west-1")).snapshotOptions());
+        assertEquals(
+                Map.of("aws_region", "eu-west-1"),
+                settings(Map.of(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region", "eu-west-1"))
+                        .snapshotOptions());
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_RETAINED_CONFIG, 0)));
         assertThrows(ConfigException.class, () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG, -1L)));
-        assertThrows(ConfigException.class,
-            () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, -1L)));
+        assertThrows(
+                ConfigException.class,
+                () -> settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, -1L)));
         assertEquals(0L, settings(Map.of()).snapshotUploadBytesPerSecond(), "no limit by default");
-        assertEquals(5_000_000L, settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, "5000000"))
-            .snapshotUploadBytesPerSecond());
-        assertThrows(IllegalArgumentException.class,
-            () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(
-                dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.LocationOptions.builder("file:///tmp/x")
-                    .uploadBytesPerSecond(-1).build()));
+        assertEquals(
+                5_000_000L,
+                settings(Map.of(TxnRocksDBConfig.SNAPSHOT_UPLOAD_BYTES_PER_SECOND_CONFIG, "5000000"))
+                        .snapshotUploadBytesPerSecond());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(
+                        dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.LocationOptions.builder(
+                                        "file:///tmp/x")
+                                .uploadBytesPerSecond(-1)
+                                .build()));
     }
 
     /**
@@ -301,7 +361,8 @@ class StoreSnapshotsTest {
      */
     @Test
     void aSilentLocationCostsTheFirstStoreItsPatienceAndTheOthersNothing() throws Exception {
-        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (java.net.ServerSocket silent =
+                new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             Thread acceptor = new Thread(() -> {
                 java.util.List<java.net.Socket> held = new java.util.ArrayList<>();
                 while (!silent.isClosed()) {
@@ -316,7 +377,9 @@ class StoreSnapshotsTest {
             acceptor.start();
             Map<String, Object> config = new HashMap<>();
             config.put(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG, "s3://snapshots/silent-" + System.nanoTime());
-            config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_endpoint", "http://127.0.0.1:" + silent.getLocalPort());
+            config.put(
+                    TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_endpoint",
+                    "http://127.0.0.1:" + silent.getLocalPort());
             config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_allow_http", "true");
             config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_region", "us-east-1");
             config.put(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX + "aws_access_key_id", "key");
@@ -331,8 +394,8 @@ class StoreSnapshotsTest {
             for (int i = 0; i < 6; i++) {
                 Path dir = tmp.resolve("silent/store-" + i);
                 long started = System.nanoTime();
-                opened.add(StoreSnapshots.open("store-" + i, settings, context(), CHANGELOG, dir,
-                    changelogAt(TOPIC_ID, 0, 10, lookups)));
+                opened.add(StoreSnapshots.open(
+                        "store-" + i, settings, context(), CHANGELOG, dir, changelogAt(TOPIC_ID, 0, 10, lookups)));
                 tookMs.add((System.nanoTime() - started) / 1_000_000);
                 assertNotNull(opened.get(i), "snapshots stay on: the next are taken once it answers");
                 assertTrue(isEmpty(dir), "opens empty: the changelog restores it");
@@ -355,7 +418,8 @@ class StoreSnapshotsTest {
     /** A stream thread's snapshot restores: half of max.poll.interval.ms in time, restore.wait.ms of waiting. */
     @Test
     void aThreadsRestoresHaveABudgetUnderMaxPollInterval() throws Exception {
-        ThreadRestoreBudget budget = ThreadRestoreBudget.of(Map.of("main.consumer.max.poll.interval.ms", "60000"), 10_000);
+        ThreadRestoreBudget budget =
+                ThreadRestoreBudget.of(Map.of("main.consumer.max.poll.interval.ms", "60000"), 10_000);
         Thread thread = new Thread(() -> {
             assertEquals(30_000, budget.timeMs());
             assertEquals(30_000, budget.timeLeftMs());

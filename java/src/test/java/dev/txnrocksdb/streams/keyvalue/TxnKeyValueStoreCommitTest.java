@@ -57,7 +57,8 @@ class TxnKeyValueStoreCommitTest {
         if (store != null) {
             store.close();
         }
-        store = StoreFixture.open(new TxnKeyValueStore("store", true, strategy), new TestStateStoreContext(dir.toFile()));
+        store = StoreFixture.open(
+                new TxnKeyValueStore("store", true, strategy), new TestStateStoreContext(dir.toFile()));
         assertEquals(strategy, store.transactionStrategy());
         return store;
     }

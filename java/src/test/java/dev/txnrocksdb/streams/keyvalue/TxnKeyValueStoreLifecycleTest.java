@@ -61,7 +61,9 @@ class TxnKeyValueStoreLifecycleTest {
         assertEquals("my-store", store.name());
         assertTrue(Files.isDirectory(dir.resolve("my-store")));
         assertSame(store, context.registeredRoot());
-        assertTrue(context.restoreCallback() instanceof org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback);
+        assertTrue(
+                context.restoreCallback()
+                        instanceof org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback);
     }
 
     @SuppressWarnings("deprecation")
@@ -97,23 +99,23 @@ class TxnKeyValueStoreLifecycleTest {
         store.close();
         assertFalse(store.isOpen());
         List<Executable> uses = List.of(
-            () -> store.get(key("a")),
-            () -> store.put(key("a"), value("1")),
-            () -> store.putIfAbsent(key("a"), value("1")),
-            () -> store.putAll(List.of()),
-            () -> store.delete(key("a")),
-            () -> store.range(key("a"), key("b")),
-            () -> store.reverseRange(key("a"), key("b")),
-            () -> store.all(),
-            () -> store.reverseAll(),
-            () -> store.prefixScan("a", new StringSerializer()),
-            () -> store.approximateNumEntries(),
-            () -> store.committedOffset(new TopicPartition("t", 0)),
-            () -> store.readOnly(IsolationLevel.READ_COMMITTED),
-            () -> store.commit(5L),
-            () -> store.recover(5L),
-            () -> committedView.get(key("a")),
-            () -> committedView.all());
+                () -> store.get(key("a")),
+                () -> store.put(key("a"), value("1")),
+                () -> store.putIfAbsent(key("a"), value("1")),
+                () -> store.putAll(List.of()),
+                () -> store.delete(key("a")),
+                () -> store.range(key("a"), key("b")),
+                () -> store.reverseRange(key("a"), key("b")),
+                () -> store.all(),
+                () -> store.reverseAll(),
+                () -> store.prefixScan("a", new StringSerializer()),
+                () -> store.approximateNumEntries(),
+                () -> store.committedOffset(new TopicPartition("t", 0)),
+                () -> store.readOnly(IsolationLevel.READ_COMMITTED),
+                () -> store.commit(5L),
+                () -> store.recover(5L),
+                () -> committedView.get(key("a")),
+                () -> committedView.all());
         for (Executable use : uses) {
             InvalidStateStoreException e = assertThrows(InvalidStateStoreException.class, use);
             assertEquals("Store closing-store is currently closed", e.getMessage());
@@ -127,8 +129,10 @@ class TxnKeyValueStoreLifecycleTest {
     void unopenedStoreBehavesAsClosed() {
         TxnKeyValueStore unopened = new TxnKeyValueStore("never-opened", true);
         assertFalse(unopened.isOpen());
-        assertEquals("Store never-opened is currently closed",
-            assertThrows(InvalidStateStoreException.class, () -> unopened.get(key("a"))).getMessage());
+        assertEquals(
+                "Store never-opened is currently closed",
+                assertThrows(InvalidStateStoreException.class, () -> unopened.get(key("a")))
+                        .getMessage());
         assertDoesNotThrow(() -> unopened.commit(Map.of()));
         assertDoesNotThrow(unopened::close);
     }
@@ -142,7 +146,8 @@ class TxnKeyValueStoreLifecycleTest {
         KeyValueIterator<Bytes, byte[]> started = store.all();
         assertEquals(key("k000"), started.next().key);
         KeyValueIterator<Bytes, byte[]> untouched = store.range(key("k100"), key("k200"));
-        KeyValueIterator<Bytes, byte[]> committedOnly = store.readOnly(IsolationLevel.READ_COMMITTED).all();
+        KeyValueIterator<Bytes, byte[]> committedOnly =
+                store.readOnly(IsolationLevel.READ_COMMITTED).all();
         store.close();
         for (KeyValueIterator<Bytes, byte[]> it : List.of(started, untouched, committedOnly)) {
             InvalidStateStoreException e = assertThrows(InvalidStateStoreException.class, it::hasNext);
@@ -160,7 +165,8 @@ class TxnKeyValueStoreLifecycleTest {
             store.put(key(String.format("k%04d", i)), value("v"));
         }
         store.commit(Map.of());
-        java.util.concurrent.atomic.AtomicReference<Throwable> unexpected = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> unexpected =
+                new java.util.concurrent.atomic.AtomicReference<>();
         java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(4);
         List<Thread> readers = new java.util.ArrayList<>();
         for (int t = 0; t < 4; t++) {
@@ -169,8 +175,8 @@ class TxnKeyValueStoreLifecycleTest {
                 started.countDown();
                 try {
                     while (true) {
-                        ReadOnlyKeyValueStore<Bytes, byte[]> view =
-                            store.readOnly(committedOnly ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
+                        ReadOnlyKeyValueStore<Bytes, byte[]> view = store.readOnly(
+                                committedOnly ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
                         try (KeyValueIterator<Bytes, byte[]> it = view.all()) {
                             while (it.hasNext()) {
                                 it.next();
@@ -211,9 +217,10 @@ class TxnKeyValueStoreLifecycleTest {
     @Test
     void exactlyOnceWithoutTransactionalStateStoresFlagIsRejected() {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+                .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         TxnKeyValueStore candidate = new TxnKeyValueStore("eos-store", true);
-        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> candidate.init(context, candidate));
+        ProcessorStateException e =
+                assertThrows(ProcessorStateException.class, () -> candidate.init(context, candidate));
         assertTrue(e.getMessage().contains("enable.transactional.statestores=true"), e.getMessage());
         assertTrue(e.getMessage().contains("eos-store"), e.getMessage());
         assertFalse(candidate.isOpen());
@@ -229,10 +236,11 @@ class TxnKeyValueStoreLifecycleTest {
     @Test
     void exactlyOnceWithFlagRejectsAWriteThroughStore() {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
-            .config(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+                .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2)
+                .config(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         TxnKeyValueStore candidate = new TxnKeyValueStore("wt-store", false);
-        ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> candidate.init(context, candidate));
+        ProcessorStateException e =
+                assertThrows(ProcessorStateException.class, () -> candidate.init(context, candidate));
         assertTrue(e.getMessage().contains("wt-store"), e.getMessage());
         assertTrue(e.getMessage().contains("transactional=true"), e.getMessage());
     }
@@ -240,7 +248,7 @@ class TxnKeyValueStoreLifecycleTest {
     @Test
     void atLeastOnceAcceptsEitherKindOfStore() {
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
+                .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.AT_LEAST_ONCE);
         store = StoreFixture.open(new TxnKeyValueStore("a", true), context);
         TxnKeyValueStore writeThrough = StoreFixture.open(new TxnKeyValueStore("b", false), context);
         writeThrough.close();
@@ -248,22 +256,22 @@ class TxnKeyValueStoreLifecycleTest {
 
     @Test
     void malformedTxnRocksDbSettingsAreRejectedWithTheirName() {
-        TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.COMMIT_SYNC_CONFIG, "sometimes");
+        TestStateStoreContext context =
+                new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.COMMIT_SYNC_CONFIG, "sometimes");
         TxnKeyValueStore candidate = new TxnKeyValueStore("store", true);
         ConfigException e = assertThrows(ConfigException.class, () -> candidate.init(context, candidate));
         assertTrue(e.getMessage().contains(TxnRocksDBConfig.COMMIT_SYNC_CONFIG), e.getMessage());
 
-        TestStateStoreContext negative = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG, -1);
+        TestStateStoreContext negative =
+                new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG, -1);
         e = assertThrows(ConfigException.class, () -> candidate.init(negative, candidate));
         assertTrue(e.getMessage().contains(TxnRocksDBConfig.MEMORY_BLOCK_CACHE_BYTES_CONFIG), e.getMessage());
     }
 
     @Test
     void syncCommitStoreCommitsAndReopens() {
-        TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(TxnRocksDBConfig.COMMIT_SYNC_CONFIG, "true");
+        TestStateStoreContext context =
+                new TestStateStoreContext(dir.toFile()).config(TxnRocksDBConfig.COMMIT_SYNC_CONFIG, "true");
         store = StoreFixture.open(new TxnKeyValueStore("store", true), context);
         store.put(key("a"), value("1"));
         store.commit(Map.of(new TopicPartition("c", 0), 1L));
@@ -275,12 +283,14 @@ class TxnKeyValueStoreLifecycleTest {
     @Test
     void timestampedStoreCarriesTheMarkerAndStoresBytesVerbatim() {
         TxnTimestampedKeyValueStore timestamped =
-            StoreFixture.open(new TxnTimestampedKeyValueStore("ts", true), new TestStateStoreContext(dir.toFile()));
+                StoreFixture.open(new TxnTimestampedKeyValueStore("ts", true), new TestStateStoreContext(dir.toFile()));
         store = timestamped;
         assertTrue(timestamped instanceof TimestampedBytesStore);
         byte[] withTimestamp = {0, 0, 0, 0, 0, 0, 0, 42, 'v'};
         timestamped.put(key("a"), withTimestamp);
-        assertEquals(List.of("a=" + new String(withTimestamp, java.nio.charset.StandardCharsets.UTF_8)), drain(timestamped.all()));
+        assertEquals(
+                List.of("a=" + new String(withTimestamp, java.nio.charset.StandardCharsets.UTF_8)),
+                drain(timestamped.all()));
         assertNull(timestamped.get(key("b")));
     }
 }

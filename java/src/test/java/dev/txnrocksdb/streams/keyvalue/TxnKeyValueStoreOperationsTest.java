@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.txnrocksdb.streams.fixtures.StoreFixture.Mode;
 import dev.txnrocksdb.streams.fixtures.StoreFixture;
+import dev.txnrocksdb.streams.fixtures.StoreFixture.Mode;
 import dev.txnrocksdb.streams.internals.TxnKeyValueStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,10 +91,10 @@ class TxnKeyValueStoreOperationsTest {
         open(mode);
         store.put(key("gone"), value("x"));
         store.putAll(Arrays.asList(
-            KeyValue.pair(key("a"), value("1")),
-            KeyValue.pair(key("b"), value("2")),
-            KeyValue.pair(key("gone"), null),
-            KeyValue.pair(key("a"), value("3"))));
+                KeyValue.pair(key("a"), value("1")),
+                KeyValue.pair(key("b"), value("2")),
+                KeyValue.pair(key("gone"), null),
+                KeyValue.pair(key("a"), value("3"))));
         assertEquals(List.of("a=3", "b=2"), drain(store.all()));
         store.putAll(List.of());
         assertEquals(List.of("a=3", "b=2"), drain(store.all()));
@@ -159,8 +159,9 @@ class TxnKeyValueStoreOperationsTest {
         for (String k : List.of("p", "pa", "pb", "pzz", "q", "o", "p\u0000")) {
             store.put(key(k), value("v"));
         }
-        assertEquals(List.of("p=v", "p\u0000=v", "pa=v", "pb=v", "pzz=v"),
-            drain(store.prefixScan("p", new StringSerializer())));
+        assertEquals(
+                List.of("p=v", "p\u0000=v", "pa=v", "pb=v", "pzz=v"),
+                drain(store.prefixScan("p", new StringSerializer())));
         assertEquals(List.of(), drain(store.prefixScan("x", new StringSerializer())));
         assertEquals(7, drain(store.prefixScan("", new StringSerializer())).size());
     }
@@ -174,7 +175,8 @@ class TxnKeyValueStoreOperationsTest {
             store.put(Bytes.wrap(k), value("v"));
         }
         List<Bytes> found = keys(store.prefixScan(Bytes.wrap(new byte[] {1, (byte) 0xFF}), new BytesSerializer()));
-        assertEquals(List.of(Bytes.wrap(new byte[] {1, (byte) 0xFF}), Bytes.wrap(new byte[] {1, (byte) 0xFF, 0})), found);
+        assertEquals(
+                List.of(Bytes.wrap(new byte[] {1, (byte) 0xFF}), Bytes.wrap(new byte[] {1, (byte) 0xFF, 0})), found);
         List<Bytes> allFf = keys(store.prefixScan(Bytes.wrap(new byte[] {(byte) 0xFF}), new BytesSerializer()));
         assertEquals(List.of(Bytes.wrap(new byte[] {(byte) 0xFF}), Bytes.wrap(new byte[] {(byte) 0xFF, 7})), allFf);
     }
@@ -245,23 +247,47 @@ class TxnKeyValueStoreOperationsTest {
     @EnumSource(Mode.class)
     void nullArgumentsThrowNullPointerExceptionLikeKafkaStores(Mode mode) {
         open(mode);
-        assertEquals("key cannot be null", assertThrows(NullPointerException.class, () -> store.get(null)).getMessage());
-        assertEquals("key cannot be null", assertThrows(NullPointerException.class, () -> store.put(null, value("v"))).getMessage());
-        assertEquals("key cannot be null",
-            assertThrows(NullPointerException.class, () -> store.putIfAbsent(null, value("v"))).getMessage());
-        assertEquals("key cannot be null", assertThrows(NullPointerException.class, () -> store.delete(null)).getMessage());
-        assertEquals("entries cannot be null", assertThrows(NullPointerException.class, () -> store.putAll(null)).getMessage());
-        assertEquals("entry cannot be null",
-            assertThrows(NullPointerException.class, () -> store.putAll(Arrays.asList(KeyValue.pair(key("a"), value("1")), null)))
-                .getMessage());
-        assertEquals("key cannot be null",
-            assertThrows(NullPointerException.class, () -> store.putAll(List.of(KeyValue.pair(null, value("1"))))).getMessage());
-        assertEquals("prefix cannot be null",
-            assertThrows(NullPointerException.class, () -> store.prefixScan(null, new StringSerializer())).getMessage());
-        assertEquals("prefixKeySerializer cannot be null",
-            assertThrows(NullPointerException.class, () -> store.prefixScan("p", null)).getMessage());
-        assertEquals("isolationLevel cannot be null",
-            assertThrows(NullPointerException.class, () -> store.readOnly(null)).getMessage());
+        assertEquals(
+                "key cannot be null",
+                assertThrows(NullPointerException.class, () -> store.get(null)).getMessage());
+        assertEquals(
+                "key cannot be null",
+                assertThrows(NullPointerException.class, () -> store.put(null, value("v")))
+                        .getMessage());
+        assertEquals(
+                "key cannot be null",
+                assertThrows(NullPointerException.class, () -> store.putIfAbsent(null, value("v")))
+                        .getMessage());
+        assertEquals(
+                "key cannot be null",
+                assertThrows(NullPointerException.class, () -> store.delete(null))
+                        .getMessage());
+        assertEquals(
+                "entries cannot be null",
+                assertThrows(NullPointerException.class, () -> store.putAll(null))
+                        .getMessage());
+        assertEquals(
+                "entry cannot be null",
+                assertThrows(
+                                NullPointerException.class,
+                                () -> store.putAll(Arrays.asList(KeyValue.pair(key("a"), value("1")), null)))
+                        .getMessage());
+        assertEquals(
+                "key cannot be null",
+                assertThrows(NullPointerException.class, () -> store.putAll(List.of(KeyValue.pair(null, value("1")))))
+                        .getMessage());
+        assertEquals(
+                "prefix cannot be null",
+                assertThrows(NullPointerException.class, () -> store.prefixScan(null, new StringSerializer()))
+                        .getMessage());
+        assertEquals(
+                "prefixKeySerializer cannot be null",
+                assertThrows(NullPointerException.class, () -> store.prefixScan("p", null))
+                        .getMessage());
+        assertEquals(
+                "isolationLevel cannot be null",
+                assertThrows(NullPointerException.class, () -> store.readOnly(null))
+                        .getMessage());
         // A rejected batch writes nothing.
         assertNull(store.get(key("a")));
     }

@@ -63,9 +63,20 @@ class TxnKeyValueStoreRestoreAndPositionTest {
         return context;
     }
 
-    private static ConsumerRecord<byte[], byte[]> changelogRecord(long offset, String k, String v, RecordHeaders headers) {
-        return new ConsumerRecord<>(CHANGELOG_TOPIC, 0, offset, 0L, TimestampType.CREATE_TIME, -1, -1,
-            k.getBytes(StandardCharsets.UTF_8), v == null ? null : v.getBytes(StandardCharsets.UTF_8), headers, Optional.empty());
+    private static ConsumerRecord<byte[], byte[]> changelogRecord(
+            long offset, String k, String v, RecordHeaders headers) {
+        return new ConsumerRecord<>(
+                CHANGELOG_TOPIC,
+                0,
+                offset,
+                0L,
+                TimestampType.CREATE_TIME,
+                -1,
+                -1,
+                k.getBytes(StandardCharsets.UTF_8),
+                v == null ? null : v.getBytes(StandardCharsets.UTF_8),
+                headers,
+                Optional.empty());
     }
 
     private static RecordHeaders positionHeaders(String topic, int partition, long offset) {
@@ -84,13 +95,15 @@ class TxnKeyValueStoreRestoreAndPositionTest {
         RecordBatchingStateRestoreCallback restore = (RecordBatchingStateRestoreCallback) context.restoreCallback();
         store.put(key("staged"), value("s"));
         restore.restoreBatch(List.of(
-            changelogRecord(0, "a", "1", new RecordHeaders()),
-            changelogRecord(1, "b", "2", new RecordHeaders()),
-            changelogRecord(2, "a", "3", new RecordHeaders())));
+                changelogRecord(0, "a", "1", new RecordHeaders()),
+                changelogRecord(1, "b", "2", new RecordHeaders()),
+                changelogRecord(2, "a", "3", new RecordHeaders())));
         restore.restoreBatch(List.of(changelogRecord(3, "b", null, new RecordHeaders())));
         restore.restoreBatch(List.of());
 
-        assertEquals(List.of("a=3"), drain(store.readOnly(IsolationLevel.READ_COMMITTED).all()));
+        assertEquals(
+                List.of("a=3"),
+                drain(store.readOnly(IsolationLevel.READ_COMMITTED).all()));
         assertEquals(List.of("a=3", "staged=s"), drain(store.all()));
 
         // Kafka commits the store with the restored offset afterwards; the restored data was never staged.
@@ -102,13 +115,14 @@ class TxnKeyValueStoreRestoreAndPositionTest {
     @Test
     void restoreReadsPositionHeadersWhenConsistencyIsEnabled() {
         TestStateStoreContext context = openWith(new TestStateStoreContext(dir.toFile())
-            .config(StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true));
+                .config(StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED, true));
         RecordBatchingStateRestoreCallback restore = (RecordBatchingStateRestoreCallback) context.restoreCallback();
         restore.restoreBatch(List.of(
-            changelogRecord(0, "a", "1", positionHeaders("input", 0, 10)),
-            changelogRecord(1, "b", "2", positionHeaders("input", 0, 11)),
-            changelogRecord(2, "c", "3", positionHeaders("input", 1, 5))));
-        Position expected = Position.emptyPosition().withComponent("input", 0, 11).withComponent("input", 1, 5);
+                changelogRecord(0, "a", "1", positionHeaders("input", 0, 10)),
+                changelogRecord(1, "b", "2", positionHeaders("input", 0, 11)),
+                changelogRecord(2, "c", "3", positionHeaders("input", 1, 5))));
+        Position expected =
+                Position.emptyPosition().withComponent("input", 0, 11).withComponent("input", 1, 5);
         assertEquals(expected, store.getPosition());
 
         store.commit(Map.of(new TopicPartition(CHANGELOG_TOPIC, 0), 2L));
@@ -121,7 +135,7 @@ class TxnKeyValueStoreRestoreAndPositionTest {
     void restoreIgnoresPositionHeadersWhenConsistencyIsDisabled() {
         TestStateStoreContext context = openWith(new TestStateStoreContext(dir.toFile()));
         ((RecordBatchingStateRestoreCallback) context.restoreCallback())
-            .restoreBatch(List.of(changelogRecord(0, "a", "1", positionHeaders("input", 0, 10))));
+                .restoreBatch(List.of(changelogRecord(0, "a", "1", positionHeaders("input", 0, 10))));
         assertEquals(Position.emptyPosition(), store.getPosition());
         assertEquals("1", string(store.get(key("a"))));
     }
@@ -138,13 +152,16 @@ class TxnKeyValueStoreRestoreAndPositionTest {
         store.putAll(List.of(org.apache.kafka.streams.KeyValue.pair(key("b"), value("2"))));
         context.processing("input", 2, 7);
         store.delete(key("a"));
-        Position committed = Position.emptyPosition().withComponent("input", 0, 42).withComponent("input", 2, 7);
+        Position committed =
+                Position.emptyPosition().withComponent("input", 0, 42).withComponent("input", 2, 7);
         assertEquals(committed, store.getPosition());
         store.commit(Map.of(new TopicPartition(CHANGELOG_TOPIC, 0), 3L));
 
         context.processing("input", 0, 43);
         store.putIfAbsent(key("c"), value("3"));
-        assertEquals(Position.emptyPosition().withComponent("input", 0, 43).withComponent("input", 2, 7), store.getPosition());
+        assertEquals(
+                Position.emptyPosition().withComponent("input", 0, 43).withComponent("input", 2, 7),
+                store.getPosition());
 
         openWith(context);
         assertEquals(committed, store.getPosition());
@@ -172,30 +189,38 @@ class TxnKeyValueStoreRestoreAndPositionTest {
         store.put(key("a"), value("staged"));
         store.put(key("b"), value("2"));
 
-        QueryResult<byte[]> uncommitted = store.query(KeyQuery.withKey(key("a")), PositionBound.unbounded(), new QueryConfig(false));
+        QueryResult<byte[]> uncommitted =
+                store.query(KeyQuery.withKey(key("a")), PositionBound.unbounded(), new QueryConfig(false));
         assertTrue(uncommitted.isSuccess(), uncommitted.toString());
         assertEquals("staged", string(uncommitted.getResult()));
         assertEquals(Position.emptyPosition().withComponent("input", 0, 2), uncommitted.getPosition());
 
-        QueryResult<byte[]> committed = store.query(KeyQuery.withKey(key("a")), PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        QueryResult<byte[]> committed = store.query(
+                KeyQuery.withKey(key("a")),
+                PositionBound.unbounded(),
+                new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertEquals("1", string(committed.getResult()));
         assertEquals(Position.emptyPosition().withComponent("input", 0, 1), committed.getPosition());
 
-        QueryResult<byte[]> missing = store.query(KeyQuery.withKey(key("b")), PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        QueryResult<byte[]> missing = store.query(
+                KeyQuery.withKey(key("b")),
+                PositionBound.unbounded(),
+                new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertNull(missing.getResult());
 
-        QueryResult<KeyValueIterator<Bytes, byte[]>> range = store.query(RangeQuery.withRange(key("a"), key("z")),
-            PositionBound.unbounded(), new QueryConfig(false));
+        QueryResult<KeyValueIterator<Bytes, byte[]>> range = store.query(
+                RangeQuery.withRange(key("a"), key("z")), PositionBound.unbounded(), new QueryConfig(false));
         assertEquals(List.of("a=staged", "b=2"), drain(range.getResult()));
-        QueryResult<KeyValueIterator<Bytes, byte[]>> committedRange = store.query(RangeQuery.withNoBounds(),
-            PositionBound.unbounded(), new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        QueryResult<KeyValueIterator<Bytes, byte[]>> committedRange = store.query(
+                RangeQuery.withNoBounds(),
+                PositionBound.unbounded(),
+                new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertEquals(List.of("a=1"), drain(committedRange.getResult()));
 
-        QueryResult<byte[]> tooNew = store.query(KeyQuery.withKey(key("a")),
-            PositionBound.at(Position.emptyPosition().withComponent("input", 0, 2)),
-            new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        QueryResult<byte[]> tooNew = store.query(
+                KeyQuery.withKey(key("a")),
+                PositionBound.at(Position.emptyPosition().withComponent("input", 0, 2)),
+                new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertTrue(tooNew.isFailure(), tooNew.toString());
     }
 }

@@ -38,35 +38,66 @@ class PlatformSmokeTest {
     Path dir;
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"kv, indexed-batch", "kv, secondary-store", "window, indexed-batch", "window, secondary-store",
-        "session, indexed-batch", "session, secondary-store"})
+    @CsvSource({
+        "kv, indexed-batch",
+        "kv, secondary-store",
+        "window, indexed-batch",
+        "window, secondary-store",
+        "session, indexed-batch",
+        "session, secondary-store"
+    })
     void aStoreKilledAfterACommitReopensWithExactlyThatCommit(String kind, String strategy) throws Exception {
         Path stateDir = Files.createDirectory(dir.resolve("state"));
         // A fresh temp dir: the children extract the library from the jar, as a new installation would.
         ChildJvm.Launcher launcher = new ChildJvm.Launcher(
-            System.getProperty(JAVA, ChildJvm.Launcher.THIS_JVM.java()),
-            System.getProperty(CLASS_PATH, ChildJvm.Launcher.THIS_JVM.classPath()),
-            List.of("-Djava.io.tmpdir=" + Files.createDirectory(dir.resolve("tmp")), "-XX:TieredStopAtLevel=1", "-Xcheck:jni"));
-        String platform = System.getProperty(PLATFORM,
-            NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch")));
+                System.getProperty(JAVA, ChildJvm.Launcher.THIS_JVM.java()),
+                System.getProperty(CLASS_PATH, ChildJvm.Launcher.THIS_JVM.classPath()),
+                List.of(
+                        "-Djava.io.tmpdir=" + Files.createDirectory(dir.resolve("tmp")),
+                        "-XX:TieredStopAtLevel=1",
+                        "-Xcheck:jni"));
+        String platform = System.getProperty(
+                PLATFORM, NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch")));
         String store = "smoke-" + kind;
 
         ChildJvm writer = kind.equals("kv")
-            ? ChildJvm.start(launcher, CrashWriterMain.class, stateDir.toString(), store, Integer.toString(COMMITTED), "500",
-                Long.toString(OFFSET), strategy)
-            : ChildJvm.start(launcher, SegmentedCrashWriterMain.class, kind, stateDir.toString(), store, Long.toString(OFFSET),
-                strategy);
+                ? ChildJvm.start(
+                        launcher,
+                        CrashWriterMain.class,
+                        stateDir.toString(),
+                        store,
+                        Integer.toString(COMMITTED),
+                        "500",
+                        Long.toString(OFFSET),
+                        strategy)
+                : ChildJvm.start(
+                        launcher,
+                        SegmentedCrashWriterMain.class,
+                        kind,
+                        stateDir.toString(),
+                        store,
+                        Long.toString(OFFSET),
+                        strategy);
         try {
             writer.awaitLine(CrashWriterMain.READY);
         } finally {
             writer.killAndAssertSigkill();
         }
 
-        ChildJvm verifier = ChildJvm.start(launcher, PlatformSmokeMain.class, kind, stateDir.toString(), store,
-            Long.toString(OFFSET), strategy, platform, Integer.toString(COMMITTED));
+        ChildJvm verifier = ChildJvm.start(
+                launcher,
+                PlatformSmokeMain.class,
+                kind,
+                stateDir.toString(),
+                store,
+                Long.toString(OFFSET),
+                strategy,
+                platform,
+                Integer.toString(COMMITTED));
         assertEquals(0, verifier.awaitExit(), "the reopened store differs from its commit: " + verifier.output());
-        assertTrue(verifier.output().stream().anyMatch(line -> line.startsWith(PlatformSmokeMain.VERIFIED + " " + kind)),
-            "no verification line: " + verifier.output());
+        assertTrue(
+                verifier.output().stream().anyMatch(line -> line.startsWith(PlatformSmokeMain.VERIFIED + " " + kind)),
+                "no verification line: " + verifier.output());
         verifier.output().forEach(System.out::println);
     }
 }

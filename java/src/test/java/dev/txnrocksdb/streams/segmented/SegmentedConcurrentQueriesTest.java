@@ -47,6 +47,7 @@ class SegmentedConcurrentQueriesTest {
     private static final long STEP = 1_000L;
     /** 8 transactions of retention in segments of 2: segments are dropped all the time. */
     private static final long RETENTION = 8 * STEP;
+
     private static final long SEGMENT = 2 * STEP;
     private static final TopicPartition CHANGELOG = new TopicPartition("store-changelog", 0);
 
@@ -71,7 +72,8 @@ class SegmentedConcurrentQueriesTest {
         for (Map.Entry<Long, List<Long>> e : byStart.entrySet()) {
             long transaction = e.getKey() / STEP;
             if (e.getValue().size() != KEYS) {
-                throw new AssertionError("transaction " + transaction + " shows " + e.getValue().size() + " of " + KEYS + " keys");
+                throw new AssertionError(
+                        "transaction " + transaction + " shows " + e.getValue().size() + " of " + KEYS + " keys");
             }
             for (long seen : e.getValue()) {
                 if (seen != transaction) {
@@ -106,46 +108,51 @@ class SegmentedConcurrentQueriesTest {
         AtomicLong queries = new AtomicLong();
         CountDownLatch started = new CountDownLatch(5);
         List<Thread> threads = new ArrayList<>();
-        threads.add(new Thread(() -> {
-            started.countDown();
-            try {
-                for (long t = 1; ; t++) {
-                    writer.write(t);
-                }
-            } catch (InvalidStateStoreException expected) {
-                // closed under the writer
-            } catch (Throwable e) {
-                unexpected.compareAndSet(null, e);
-            }
-        }, "writer"));
-        for (int r = 0; r < 4; r++) {
-            boolean committed = r % 2 == 0;
-            threads.add(new Thread(() -> {
-                started.countDown();
-                long newest = -1;
-                try {
-                    while (true) {
-                        long seen = reader.read(committed);
-                        if (committed) {
-                            if (seen < newest) {
-                                throw new AssertionError("the committed view went back from " + newest + " to " + seen);
-                            }
-                            newest = seen;
+        threads.add(new Thread(
+                () -> {
+                    started.countDown();
+                    try {
+                        for (long t = 1; ; t++) {
+                            writer.write(t);
                         }
-                        queries.incrementAndGet();
-                    }
-                } catch (InvalidStateStoreException expected) {
-                    // the store closed under us
-                } catch (NoSuchElementException e) {
-                    // Kafka's segmented stores report an iterator the store closed as exhausted, so
-                    // a close between hasNext() and next() ends in this, and only then.
-                    if (!closing.get()) {
+                    } catch (InvalidStateStoreException expected) {
+                        // closed under the writer
+                    } catch (Throwable e) {
                         unexpected.compareAndSet(null, e);
                     }
-                } catch (Throwable e) {
-                    unexpected.compareAndSet(null, e);
-                }
-            }, "reader-" + r));
+                },
+                "writer"));
+        for (int r = 0; r < 4; r++) {
+            boolean committed = r % 2 == 0;
+            threads.add(new Thread(
+                    () -> {
+                        started.countDown();
+                        long newest = -1;
+                        try {
+                            while (true) {
+                                long seen = reader.read(committed);
+                                if (committed) {
+                                    if (seen < newest) {
+                                        throw new AssertionError(
+                                                "the committed view went back from " + newest + " to " + seen);
+                                    }
+                                    newest = seen;
+                                }
+                                queries.incrementAndGet();
+                            }
+                        } catch (InvalidStateStoreException expected) {
+                            // the store closed under us
+                        } catch (NoSuchElementException e) {
+                            // Kafka's segmented stores report an iterator the store closed as exhausted, so
+                            // a close between hasNext() and next() ends in this, and only then.
+                            if (!closing.get()) {
+                                unexpected.compareAndSet(null, e);
+                            }
+                        } catch (Throwable e) {
+                            unexpected.compareAndSet(null, e);
+                        }
+                    },
+                    "reader-" + r));
         }
         threads.forEach(Thread::start);
         started.await();
@@ -165,27 +172,34 @@ class SegmentedConcurrentQueriesTest {
     void windowStoreQueriesDuringCommitsExpiryAndClose(TransactionStrategy strategy) throws Exception {
         TxnWindowStore store = new TxnWindowStore("store", RETENTION, SEGMENT, STEP, false, true, strategy);
         store.init(new TestStateStoreContext(dir.toFile()), store);
-        race(t -> {
-            for (int k = 0; k < KEYS; k++) {
-                store.put(key(k), value(t), t * STEP);
-            }
-            store.commit(Map.of(CHANGELOG, t));
-        }, committed -> {
-            ReadOnlyWindowStore<Bytes, byte[]> view = store.readOnly(committed ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
-            TreeMap<Long, List<Long>> byStart = new TreeMap<>();
-            try (KeyValueIterator<Windowed<Bytes>, byte[]> it = view.fetchAll(Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE / 2))) {
-                while (it.hasNext()) {
-                    KeyValue<Windowed<Bytes>, byte[]> window = it.next();
-                    byStart.computeIfAbsent(window.key.window().start(), s -> new ArrayList<>()).add(transactionOf(window.value));
-                }
-            }
-            try (KeyValueIterator<Long, byte[]> it = view.fetch(key(7), Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE / 2))) {
-                while (it.hasNext()) {
-                    it.next();
-                }
-            }
-            return committed ? checkWhole(byStart) : -1;
-        }, store::close);
+        race(
+                t -> {
+                    for (int k = 0; k < KEYS; k++) {
+                        store.put(key(k), value(t), t * STEP);
+                    }
+                    store.commit(Map.of(CHANGELOG, t));
+                },
+                committed -> {
+                    ReadOnlyWindowStore<Bytes, byte[]> view =
+                            store.readOnly(committed ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
+                    TreeMap<Long, List<Long>> byStart = new TreeMap<>();
+                    try (KeyValueIterator<Windowed<Bytes>, byte[]> it =
+                            view.fetchAll(Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE / 2))) {
+                        while (it.hasNext()) {
+                            KeyValue<Windowed<Bytes>, byte[]> window = it.next();
+                            byStart.computeIfAbsent(window.key.window().start(), s -> new ArrayList<>())
+                                    .add(transactionOf(window.value));
+                        }
+                    }
+                    try (KeyValueIterator<Long, byte[]> it =
+                            view.fetch(key(7), Instant.EPOCH, Instant.ofEpochMilli(Long.MAX_VALUE / 2))) {
+                        while (it.hasNext()) {
+                            it.next();
+                        }
+                    }
+                    return committed ? checkWhole(byStart) : -1;
+                },
+                store::close);
     }
 
     @ParameterizedTest
@@ -193,36 +207,43 @@ class SegmentedConcurrentQueriesTest {
     void sessionStoreQueriesDuringCommitsExpiryAndClose(TransactionStrategy strategy) throws Exception {
         TxnSessionStore store = new TxnSessionStore("store", RETENTION, SEGMENT, true, strategy);
         store.init(new TestStateStoreContext(dir.toFile()), store);
-        race(t -> {
-            for (int k = 0; k < KEYS; k++) {
-                if (t > 1) {
-                    // the session grows into the next transaction's: the old one is removed
-                    store.remove(new Windowed<>(key(k), new SessionWindow((t - 1) * STEP, (t - 1) * STEP + STEP / 2)));
-                }
-                store.put(new Windowed<>(key(k), new SessionWindow(t * STEP, t * STEP + STEP / 2)), value(t));
-            }
-            store.commit(Map.of(CHANGELOG, t));
-        }, committed -> {
-            ReadOnlySessionStore<Bytes, byte[]> view = store.readOnly(committed ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
-            TreeMap<Long, List<Long>> byStart = new TreeMap<>();
-            try (KeyValueIterator<Windowed<Bytes>, byte[]> it = view.findSessions(key(0), key(KEYS - 1), 0L, Long.MAX_VALUE / 2)) {
-                while (it.hasNext()) {
-                    KeyValue<Windowed<Bytes>, byte[]> session = it.next();
-                    byStart.computeIfAbsent(session.key.window().start(), s -> new ArrayList<>()).add(transactionOf(session.value));
-                }
-            }
-            try (KeyValueIterator<Windowed<Bytes>, byte[]> it = view.fetch(key(7))) {
-                while (it.hasNext()) {
-                    it.next();
-                }
-            }
-            if (!committed) {
-                return -1;
-            }
-            if (byStart.size() > 1) {
-                throw new AssertionError("sessions of transactions " + byStart.keySet() + " visible together");
-            }
-            return checkWhole(byStart);
-        }, store::close);
+        race(
+                t -> {
+                    for (int k = 0; k < KEYS; k++) {
+                        if (t > 1) {
+                            // the session grows into the next transaction's: the old one is removed
+                            store.remove(new Windowed<>(
+                                    key(k), new SessionWindow((t - 1) * STEP, (t - 1) * STEP + STEP / 2)));
+                        }
+                        store.put(new Windowed<>(key(k), new SessionWindow(t * STEP, t * STEP + STEP / 2)), value(t));
+                    }
+                    store.commit(Map.of(CHANGELOG, t));
+                },
+                committed -> {
+                    ReadOnlySessionStore<Bytes, byte[]> view =
+                            store.readOnly(committed ? IsolationLevel.READ_COMMITTED : IsolationLevel.READ_UNCOMMITTED);
+                    TreeMap<Long, List<Long>> byStart = new TreeMap<>();
+                    try (KeyValueIterator<Windowed<Bytes>, byte[]> it =
+                            view.findSessions(key(0), key(KEYS - 1), 0L, Long.MAX_VALUE / 2)) {
+                        while (it.hasNext()) {
+                            KeyValue<Windowed<Bytes>, byte[]> session = it.next();
+                            byStart.computeIfAbsent(session.key.window().start(), s -> new ArrayList<>())
+                                    .add(transactionOf(session.value));
+                        }
+                    }
+                    try (KeyValueIterator<Windowed<Bytes>, byte[]> it = view.fetch(key(7))) {
+                        while (it.hasNext()) {
+                            it.next();
+                        }
+                    }
+                    if (!committed) {
+                        return -1;
+                    }
+                    if (byStart.size() > 1) {
+                        throw new AssertionError("sessions of transactions " + byStart.keySet() + " visible together");
+                    }
+                    return checkWhole(byStart);
+                },
+                store::close);
     }
 }

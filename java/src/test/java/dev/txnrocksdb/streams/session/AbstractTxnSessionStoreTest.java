@@ -15,11 +15,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.txnrocksdb.streams.internals.SupplierFactory;
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
+import dev.txnrocksdb.streams.internals.SupplierFactory;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -71,8 +69,12 @@ abstract class AbstractTxnSessionStoreTest {
     }
 
     <K, V> SessionStore<K, V> buildSessionStore(long retentionPeriod, Serde<K> keySerde, Serde<V> valueSerde) {
-        return Stores.sessionStoreBuilder(SupplierFactory.sessionStore(STORE_NAME, ofMillis(retentionPeriod),
-            transactional(), strategy(), false), keySerde, valueSerde).build();
+        return Stores.sessionStoreBuilder(
+                        SupplierFactory.sessionStore(
+                                STORE_NAME, ofMillis(retentionPeriod), transactional(), strategy(), false),
+                        keySerde,
+                        valueSerde)
+                .build();
     }
 
     @BeforeEach
@@ -105,7 +107,8 @@ abstract class AbstractTxnSessionStoreTest {
         sessionStore.put(a2, 2L);
         sessionStore.put(session("a", 1500L, 2000L), 1L);
         sessionStore.put(session("a", 2500L, 3000L), 2L);
-        assertEquals(asList(KeyValue.pair(a1, 1L), KeyValue.pair(a2, 2L)), toList(sessionStore.findSessions("a", 0, 1000L)));
+        assertEquals(
+                asList(KeyValue.pair(a1, 1L), KeyValue.pair(a2, 2L)), toList(sessionStore.findSessions("a", 0, 1000L)));
         assertEquals(List.of(KeyValue.pair(a2, 2L)), toList(sessionStore.findSessions("a", 400L, 600L)));
     }
 
@@ -117,17 +120,18 @@ abstract class AbstractTxnSessionStoreTest {
         sessionStore.put(a2, 2L);
         sessionStore.put(session("a", 1500L, 2000L), 1L);
         sessionStore.put(session("a", 2500L, 3000L), 2L);
-        assertEquals(asList(KeyValue.pair(a2, 2L), KeyValue.pair(a1, 1L)),
-            toList(sessionStore.backwardFindSessions("a", 0, 1000L)));
+        assertEquals(
+                asList(KeyValue.pair(a2, 2L), KeyValue.pair(a1, 1L)),
+                toList(sessionStore.backwardFindSessions("a", 0, 1000L)));
         assertEquals(List.of(KeyValue.pair(a2, 2L)), toList(sessionStore.backwardFindSessions("a", 400L, 600L)));
     }
 
     List<KeyValue<Windowed<String>, Long>> sameRecordKey() {
         return asList(
-            KeyValue.pair(session("a", 0, 0), 1L),
-            KeyValue.pair(session("a", 10, 10), 2L),
-            KeyValue.pair(session("a", 100, 100), 3L),
-            KeyValue.pair(session("a", 1000, 1000), 4L));
+                KeyValue.pair(session("a", 0, 0), 1L),
+                KeyValue.pair(session("a", 10, 10), 2L),
+                KeyValue.pair(session("a", 100, 100), 3L),
+                KeyValue.pair(session("a", 1000, 1000), 4L));
     }
 
     @Test
@@ -151,34 +155,44 @@ abstract class AbstractTxnSessionStoreTest {
     void shouldFindSessionsForTimeRange() {
         sessionStore.put(session("a", 0, 0), 5L);
         // As Kafka's RocksDBSessionStore: only the emit-final stores answer this.
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
-            () -> sessionStore.findSessions(0L, 0L));
+        UnsupportedOperationException e =
+                assertThrows(UnsupportedOperationException.class, () -> sessionStore.findSessions(0L, 0L));
         assertEquals("This API is not supported by this implementation of SessionStore.", e.getMessage());
 
         sessionStore.close();
-        sessionStore = Stores.sessionStoreBuilder(SupplierFactory.sessionStore(STORE_NAME, ofMillis(RETENTION_PERIOD),
-            transactional(), strategy(), true), Serdes.String(), Serdes.Long()).build();
+        sessionStore = Stores.sessionStoreBuilder(
+                        SupplierFactory.sessionStore(
+                                STORE_NAME, ofMillis(RETENTION_PERIOD), transactional(), strategy(), true),
+                        Serdes.String(),
+                        Serdes.Long())
+                .build();
         sessionStore.init((StateStoreContext) context, sessionStore);
         sessionStore.put(session("a", 0, 0), 5L);
         assertEquals(List.of(KeyValue.pair(session("a", 0, 0), 5L)), toList(sessionStore.findSessions(0L, 0L)));
 
         sessionStore.put(session("b", 10, 20), 10L);
         sessionStore.put(session("c", 30, 40), 20L);
-        assertEquals(asList(KeyValue.pair(session("a", 0, 0), 5L), KeyValue.pair(session("b", 10, 20), 10L)),
-            toList(sessionStore.findSessions(0L, 20L)));
+        assertEquals(
+                asList(KeyValue.pair(session("a", 0, 0), 5L), KeyValue.pair(session("b", 10, 20), 10L)),
+                toList(sessionStore.findSessions(0L, 20L)));
         assertEquals(List.of(KeyValue.pair(session("a", 0, 0), 5L)), toList(sessionStore.findSessions(0L, 19L)));
 
         // Order (end, start, key bytes), whatever the key order; no retention filter.
         sessionStore.put(session("a", 5, 20), 30L);
         sessionStore.put(session("0", 15, 20), 40L);
-        assertEquals(asList(
-                KeyValue.pair(session("b", 10, 20), 10L),
-                KeyValue.pair(session("0", 15, 20), 40L),
-                KeyValue.pair(session("c", 30, 40), 20L)),
-            toList(sessionStore.findSessions(1L, 40L)).stream()
-                .filter(kv -> !kv.key.equals(session("a", 5, 20))).collect(java.util.stream.Collectors.toList()));
-        assertEquals(asList(session("a", 5, 20), session("b", 10, 20), session("0", 15, 20)),
-            toList(sessionStore.findSessions(20L, 20L)).stream().map(kv -> kv.key).collect(java.util.stream.Collectors.toList()));
+        assertEquals(
+                asList(
+                        KeyValue.pair(session("b", 10, 20), 10L),
+                        KeyValue.pair(session("0", 15, 20), 40L),
+                        KeyValue.pair(session("c", 30, 40), 20L)),
+                toList(sessionStore.findSessions(1L, 40L)).stream()
+                        .filter(kv -> !kv.key.equals(session("a", 5, 20)))
+                        .collect(java.util.stream.Collectors.toList()));
+        assertEquals(
+                asList(session("a", 5, 20), session("b", 10, 20), session("0", 15, 20)),
+                toList(sessionStore.findSessions(20L, 20L)).stream()
+                        .map(kv -> kv.key)
+                        .collect(java.util.stream.Collectors.toList()));
         // Kafka's upper bound is [latest + 1][0], which overflows for Long.MAX_VALUE: nothing found.
         assertEquals(List.of(), toList(sessionStore.findSessions(0L, Long.MAX_VALUE)));
         assertEquals(List.of(), toList(sessionStore.findSessions(30L, 20L)));
@@ -187,10 +201,10 @@ abstract class AbstractTxnSessionStoreTest {
     @Test
     void shouldFetchAllSessionsWithinKeyRange() {
         List<KeyValue<Windowed<String>, Long>> expected = asList(
-            KeyValue.pair(session("aa", 10, 10), 2L),
-            KeyValue.pair(session("b", 1000, 1000), 4L),
-            KeyValue.pair(session("aaa", 100, 100), 3L),
-            KeyValue.pair(session("bb", 1500, 2000), 5L));
+                KeyValue.pair(session("aa", 10, 10), 2L),
+                KeyValue.pair(session("b", 1000, 1000), 4L),
+                KeyValue.pair(session("aaa", 100, 100), 3L),
+                KeyValue.pair(session("bb", 1500, 2000), 5L));
         putAll(expected);
         sessionStore.put(session("a", 0, 0), 1L);
         sessionStore.put(session("bbb", 2500, 3000), 6L);
@@ -200,10 +214,10 @@ abstract class AbstractTxnSessionStoreTest {
     @Test
     void shouldBackwardFetchAllSessionsWithinKeyRange() {
         List<KeyValue<Windowed<String>, Long>> expected = asList(
-            KeyValue.pair(session("aa", 10, 10), 2L),
-            KeyValue.pair(session("b", 1000, 1000), 4L),
-            KeyValue.pair(session("aaa", 100, 100), 3L),
-            KeyValue.pair(session("bb", 1500, 2000), 5L));
+                KeyValue.pair(session("aa", 10, 10), 2L),
+                KeyValue.pair(session("b", 1000, 1000), 4L),
+                KeyValue.pair(session("aaa", 100, 100), 3L),
+                KeyValue.pair(session("bb", 1500, 2000), 5L));
         putAll(expected);
         sessionStore.put(session("a", 0, 0), 1L);
         sessionStore.put(session("bbb", 2500, 3000), 6L);
@@ -229,16 +243,18 @@ abstract class AbstractTxnSessionStoreTest {
     void shouldFindValuesWithinMergingSessionWindowRange() {
         sessionStore.put(session("a", 0L, 0L), 1L);
         sessionStore.put(session("a", 1000L, 1000L), 2L);
-        assertEquals(asList(KeyValue.pair(session("a", 0L, 0L), 1L), KeyValue.pair(session("a", 1000L, 1000L), 2L)),
-            toList(sessionStore.findSessions("a", -1, 1000L)));
+        assertEquals(
+                asList(KeyValue.pair(session("a", 0L, 0L), 1L), KeyValue.pair(session("a", 1000L, 1000L), 2L)),
+                toList(sessionStore.findSessions("a", -1, 1000L)));
     }
 
     @Test
     void shouldBackwardFindValuesWithinMergingSessionWindowRange() {
         sessionStore.put(session("a", 0L, 0L), 1L);
         sessionStore.put(session("a", 1000L, 1000L), 2L);
-        assertEquals(asList(KeyValue.pair(session("a", 1000L, 1000L), 2L), KeyValue.pair(session("a", 0L, 0L), 1L)),
-            toList(sessionStore.backwardFindSessions("a", -1, 1000L)));
+        assertEquals(
+                asList(KeyValue.pair(session("a", 1000L, 1000L), 2L), KeyValue.pair(session("a", 0L, 0L), 1L)),
+                toList(sessionStore.backwardFindSessions("a", -1, 1000L)));
     }
 
     @Test
@@ -278,15 +294,17 @@ abstract class AbstractTxnSessionStoreTest {
     @Test
     void shouldFindSessionsToMerge() {
         putSessionsToMerge();
-        assertEquals(asList(KeyValue.pair(session("a", 101, 200), 2L), KeyValue.pair(session("a", 201, 300), 3L)),
-            toList(sessionStore.findSessions("a", 150, 300)));
+        assertEquals(
+                asList(KeyValue.pair(session("a", 101, 200), 2L), KeyValue.pair(session("a", 201, 300), 3L)),
+                toList(sessionStore.findSessions("a", 150, 300)));
     }
 
     @Test
     void shouldBackwardFindSessionsToMerge() {
         putSessionsToMerge();
-        assertEquals(asList(KeyValue.pair(session("a", 201, 300), 3L), KeyValue.pair(session("a", 101, 200), 2L)),
-            toList(sessionStore.backwardFindSessions("a", 150, 300)));
+        assertEquals(
+                asList(KeyValue.pair(session("a", 201, 300), 3L), KeyValue.pair(session("a", 101, 200), 2L)),
+                toList(sessionStore.backwardFindSessions("a", 150, 300)));
     }
 
     void putExactKeys(SessionStore<String, Long> store) {
@@ -317,7 +335,9 @@ abstract class AbstractTxnSessionStoreTest {
         putExactKeys(sessionStore);
         assertEquals(Set.of(1L, 3L, 5L), valuesToSet(sessionStore.backwardFindSessions("a", 0, Long.MAX_VALUE)));
         assertEquals(Set.of(2L, 4L), valuesToSet(sessionStore.backwardFindSessions("aa", 0, Long.MAX_VALUE)));
-        assertEquals(Set.of(1L, 2L, 3L, 4L, 5L), valuesToSet(sessionStore.backwardFindSessions("a", "aa", 0, Long.MAX_VALUE)));
+        assertEquals(
+                Set.of(1L, 2L, 3L, 4L, 5L),
+                valuesToSet(sessionStore.backwardFindSessions("a", "aa", 0, Long.MAX_VALUE)));
         assertEquals(Set.of(2L), valuesToSet(sessionStore.backwardFindSessions("a", "aa", 10, 0)));
     }
 
@@ -344,10 +364,15 @@ abstract class AbstractTxnSessionStoreTest {
     void shouldFetchAndIterateOverExactBinaryKeys() {
         SessionStore<Bytes, String> store = binaryKeyStore();
         try {
-            assertEquals(Set.of("1", "4", "7"), valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0}), 0L, Long.MAX_VALUE)));
-            assertEquals(Set.of("2", "5", "8"), valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0, 0}), 0L, Long.MAX_VALUE)));
-            assertEquals(Set.of("3", "6", "9"),
-                valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0, 0, 0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("1", "4", "7"),
+                    valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("2", "5", "8"),
+                    valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0, 0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("3", "6", "9"),
+                    valuesToSet(store.findSessions(Bytes.wrap(new byte[] {0, 0, 0}), 0L, Long.MAX_VALUE)));
         } finally {
             store.close();
         }
@@ -357,12 +382,15 @@ abstract class AbstractTxnSessionStoreTest {
     void shouldBackwardFetchAndIterateOverExactBinaryKeys() {
         SessionStore<Bytes, String> store = binaryKeyStore();
         try {
-            assertEquals(Set.of("1", "4", "7"),
-                valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0}), 0L, Long.MAX_VALUE)));
-            assertEquals(Set.of("2", "5", "8"),
-                valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0, 0}), 0L, Long.MAX_VALUE)));
-            assertEquals(Set.of("3", "6", "9"),
-                valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0, 0, 0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("1", "4", "7"),
+                    valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("2", "5", "8"),
+                    valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0, 0}), 0L, Long.MAX_VALUE)));
+            assertEquals(
+                    Set.of("3", "6", "9"),
+                    valuesToSet(store.backwardFindSessions(Bytes.wrap(new byte[] {0, 0, 0}), 0L, Long.MAX_VALUE)));
         } finally {
             store.close();
         }
@@ -409,7 +437,8 @@ abstract class AbstractTxnSessionStoreTest {
         // Kafka's test reads the closed store (empty there); txn-rocksdb stores throw instead.
         assertThrows(org.apache.kafka.streams.errors.InvalidStateStoreException.class, () -> sessionStore.fetch("a"));
 
-        SegmentedStoreTestContext restoreContext = new SegmentedStoreTestContext(stateDir.resolve("restored").toFile());
+        SegmentedStoreTestContext restoreContext =
+                new SegmentedStoreTestContext(stateDir.resolve("restored").toFile());
         sessionStore = buildSessionStore(RETENTION_PERIOD, Serdes.String(), Serdes.Long());
         sessionStore.init((StateStoreContext) restoreContext, sessionStore);
         restoreContext.restore(changelog, timestamps);
@@ -434,7 +463,8 @@ abstract class AbstractTxnSessionStoreTest {
         sessionStore.put(session("aa", 4, 5), 2L);
         sessionStore.put(session("aaa", 6, 7), 3L);
         try (KeyValueIterator<Windowed<String>, Long> singleKeyIterator = sessionStore.findSessions("aa", 0L, 10L);
-             KeyValueIterator<Windowed<String>, Long> rangeIterator = sessionStore.findSessions("aa", "aa", 0L, 10L)) {
+                KeyValueIterator<Windowed<String>, Long> rangeIterator =
+                        sessionStore.findSessions("aa", "aa", 0L, 10L)) {
             assertEquals(singleKeyIterator.next(), rangeIterator.next());
             assertEquals(singleKeyIterator.next(), rangeIterator.next());
             assertFalse(singleKeyIterator.hasNext());
@@ -453,8 +483,14 @@ abstract class AbstractTxnSessionStoreTest {
         assertTrue(log.contains("Skipping record for expired segment."), log);
         Map<MetricName, ? extends Metric> metrics = context.metrics().metrics();
         Map<String, String> tags = Map.of("thread-id", Thread.currentThread().getName(), "task-id", "0_0");
-        assertEquals(1.0, metrics.get(new MetricName("dropped-records-total", "stream-task-metrics", "", tags)).metricValue());
-        assertNotEquals(0.0, metrics.get(new MetricName("dropped-records-rate", "stream-task-metrics", "", tags)).metricValue());
+        assertEquals(
+                1.0,
+                metrics.get(new MetricName("dropped-records-total", "stream-task-metrics", "", tags))
+                        .metricValue());
+        assertNotEquals(
+                0.0,
+                metrics.get(new MetricName("dropped-records-rate", "stream-task-metrics", "", tags))
+                        .metricValue());
     }
 
     @Test
@@ -484,10 +520,15 @@ abstract class AbstractTxnSessionStoreTest {
 
     @Test
     void shouldNotThrowInvalidRangeExceptionWithNegativeFromKey() {
-        String keyFrom = Serdes.String().deserializer().deserialize("", Serdes.Integer().serializer().serialize("", -1));
-        String keyTo = Serdes.String().deserializer().deserialize("", Serdes.Integer().serializer().serialize("", 1));
+        String keyFrom = Serdes.String()
+                .deserializer()
+                .deserialize("", Serdes.Integer().serializer().serialize("", -1));
+        String keyTo = Serdes.String()
+                .deserializer()
+                .deserialize("", Serdes.Integer().serializer().serialize("", 1));
         String log = capturingLog(() -> {
-            try (KeyValueIterator<Windowed<String>, Long> iterator = sessionStore.findSessions(keyFrom, keyTo, 0L, 10L)) {
+            try (KeyValueIterator<Windowed<String>, Long> iterator =
+                    sessionStore.findSessions(keyFrom, keyTo, 0L, 10L)) {
                 assertFalse(iterator.hasNext());
             }
         });
@@ -528,12 +569,16 @@ abstract class AbstractTxnSessionStoreTest {
         sessionStore.put(session("r", systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2), 3L);
         sessionStore.put(session("p", systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2), 2L);
         // Stream time systemTime - 5000: visible iff end > systemTime - 15000, so p's first session is not.
-        assertEquals(List.of(sessionPair("p", 2L, systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2)),
-            toList(sessionStore.findSessions("p", systemTime - 5 * RETENTION_PERIOD, systemTime)));
+        assertEquals(
+                List.of(sessionPair("p", 2L, systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2)),
+                toList(sessionStore.findSessions("p", systemTime - 5 * RETENTION_PERIOD, systemTime)));
         assertEquals(Set.of(2L, 3L, 4L), valuesToSet(sessionStore.findSessions("p", "r", 0L, Long.MAX_VALUE)));
         assertEquals(Set.of(2L, 3L, 4L), valuesToSet(sessionStore.backwardFetch("p", "r")));
-        assertNull(sessionStore.fetchSession("p", systemTime - 3 * RETENTION_PERIOD, systemTime - 2 * RETENTION_PERIOD));
-        assertEquals(4L, sessionStore.fetchSession("q", systemTime - 2 * RETENTION_PERIOD, systemTime - RETENTION_PERIOD));
-        assertEquals(2L, sessionStore.fetchSession("p", systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2));
+        assertNull(
+                sessionStore.fetchSession("p", systemTime - 3 * RETENTION_PERIOD, systemTime - 2 * RETENTION_PERIOD));
+        assertEquals(
+                4L, sessionStore.fetchSession("q", systemTime - 2 * RETENTION_PERIOD, systemTime - RETENTION_PERIOD));
+        assertEquals(
+                2L, sessionStore.fetchSession("p", systemTime - RETENTION_PERIOD, systemTime - RETENTION_PERIOD / 2));
     }
 }

@@ -12,9 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.TxnSessionStore;
 import java.nio.file.Path;
@@ -92,9 +90,9 @@ class TxnSessionStoreCommitTest {
 
     private static List<String> sessions(KeyValueIterator<Windowed<Bytes>, byte[]> iterator) {
         return toList(iterator).stream()
-            .map(kv -> string(kv.key.key().get()) + "@" + kv.key.window().start() + "-" + kv.key.window().end() + "="
-                + string(kv.value))
-            .collect(Collectors.toList());
+                .map(kv -> string(kv.key.key().get()) + "@" + kv.key.window().start() + "-"
+                        + kv.key.window().end() + "=" + string(kv.value))
+                .collect(Collectors.toList());
     }
 
     @ParameterizedTest
@@ -113,8 +111,9 @@ class TxnSessionStoreCommitTest {
 
         reopen(strategy);
         assertEquals(9L, store.committedOffset(CHANGELOG));
-        assertEquals(List.of("a@100000-100100=a0", "b@150000-160000=b1", "a@305000-310000=a2"),
-            sessions(store.fetch(null, null)));
+        assertEquals(
+                List.of("a@100000-100100=a0", "b@150000-160000=b1", "a@305000-310000=a2"),
+                sessions(store.fetch(null, null)));
         assertEquals("b1", string(store.fetchSession(key("b"), 150_000, 160_000)));
         assertNull(store.fetchSession(key("c"), 170_000, 170_000));
     }
@@ -138,10 +137,13 @@ class TxnSessionStoreCommitTest {
         assertEquals(List.of("a@0-10=a0"), sessions(committed.backwardFindSessions(key("a"), 0, 100)));
         assertEquals(List.of("a@0-10=a0"), sessions(committed.findSessions(key("a"), key("b"), 0, 100)));
         assertEquals(List.of("a@0-10=a0"), sessions(committed.backwardFindSessions(key("a"), key("b"), 0, 100)));
-        assertEquals(List.of("a@0-10=a0"),
-            sessions(committed.findSessions(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))));
-        assertEquals(List.of("a@0-10=a0"),
-            sessions(committed.backwardFindSessions(key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))));
+        assertEquals(
+                List.of("a@0-10=a0"),
+                sessions(committed.findSessions(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))));
+        assertEquals(
+                List.of("a@0-10=a0"),
+                sessions(committed.backwardFindSessions(
+                        key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))));
         assertEquals("a0", string(committed.fetchSession(key("a"), 0, 10)));
         assertEquals("a0", string(committed.fetchSession(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(10))));
         assertNull(committed.fetchSession(key("a"), 20, 30));
@@ -149,11 +151,15 @@ class TxnSessionStoreCommitTest {
 
         // IQv2 through StoreQueryUtils reads the view of the query's isolation level.
         QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> result = store.query(
-            WindowRangeQuery.withKey(key("a")), PositionBound.unbounded(), new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+                WindowRangeQuery.withKey(key("a")),
+                PositionBound.unbounded(),
+                new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertTrue(result.isSuccess(), result::toString);
         assertEquals(List.of("a@0-10=a0"), sessions(result.getResult()));
-        result = store.query(WindowRangeQuery.withKey(key("a")), PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_UNCOMMITTED));
+        result = store.query(
+                WindowRangeQuery.withKey(key("a")),
+                PositionBound.unbounded(),
+                new QueryConfig(false, IsolationLevel.READ_UNCOMMITTED));
         assertEquals(List.of("a@0-10=a0", "a@20-30=a1"), sessions(result.getResult()));
 
         store.commit(Map.of(CHANGELOG, 2L));
@@ -184,7 +190,10 @@ class TxnSessionStoreCommitTest {
     @Test
     void reportsItsRetentionPeriodToKafkasRestore() {
         SessionStore<String, Long> built = Stores.sessionStoreBuilder(
-            TxnStores.persistentTransactionalSessionStore("session", ofMillis(RETENTION)), Serdes.String(), Serdes.Long()).build();
+                        TxnStores.persistentTransactionalSessionStore("session", ofMillis(RETENTION)),
+                        Serdes.String(),
+                        Serdes.Long())
+                .build();
         assertEquals(RETENTION, WithRetentionPeriod.resolveRetentionPeriod(built));
     }
 
@@ -192,8 +201,11 @@ class TxnSessionStoreCommitTest {
     void cachingLayerMergesWithTheStore() {
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile(), 1_000_000L, new Properties());
         SessionStore<String, String> cached = Stores.sessionStoreBuilder(
-            TxnStores.persistentTransactionalSessionStore("session", ofMillis(RETENTION)), Serdes.String(), Serdes.String())
-            .withCachingEnabled().build();
+                        TxnStores.persistentTransactionalSessionStore("session", ofMillis(RETENTION)),
+                        Serdes.String(),
+                        Serdes.String())
+                .withCachingEnabled()
+                .build();
         cached.init((StateStoreContext) context, cached);
         try {
             cached.put(new Windowed<>("b", new SessionWindow(150_000, 160_000)), "b1");
@@ -203,11 +215,15 @@ class TxnSessionStoreCommitTest {
             cached.put(new Windowed<>("c", new SessionWindow(100_000, 100_200)), "c0");
             cached.remove(new Windowed<>("b", new SessionWindow(150_000, 160_000)));
             List<String> all = toList(cached.fetch("a", "c")).stream()
-                .map(kv -> kv.key.key() + "@" + kv.key.window().end() + "=" + kv.value).collect(Collectors.toList());
+                    .map(kv -> kv.key.key() + "@" + kv.key.window().end() + "=" + kv.value)
+                    .collect(Collectors.toList());
             assertEquals(List.of("a@100100=a0", "c@100200=c0", "a@310000=a2"), all);
             cached.commit(Map.of(CHANGELOG, 2L));
-            assertEquals(all, toList(cached.readOnly(IsolationLevel.READ_COMMITTED).fetch("a", "c")).stream()
-                .map(kv -> kv.key.key() + "@" + kv.key.window().end() + "=" + kv.value).collect(Collectors.toList()));
+            assertEquals(
+                    all,
+                    toList(cached.readOnly(IsolationLevel.READ_COMMITTED).fetch("a", "c")).stream()
+                            .map(kv -> kv.key.key() + "@" + kv.key.window().end() + "=" + kv.value)
+                            .collect(Collectors.toList()));
         } finally {
             cached.close();
         }

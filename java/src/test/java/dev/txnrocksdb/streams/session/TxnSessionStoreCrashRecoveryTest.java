@@ -10,9 +10,7 @@ import static dev.txnrocksdb.streams.fixtures.StoreFixture.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.children.SegmentedCrashWriterMain;
 import dev.txnrocksdb.streams.fixtures.SegmentedCrash;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.TxnSessionStore;
 import java.nio.file.Path;
@@ -53,8 +51,8 @@ class TxnSessionStoreCrashRecoveryTest {
             try (KeyValueIterator<Windowed<Bytes>, byte[]> all = store.fetch(null, null)) {
                 while (all.hasNext()) {
                     KeyValue<Windowed<Bytes>, byte[]> kv = all.next();
-                    actual.add(string(kv.key.key().get()) + "@" + kv.key.window().start() + "-" + kv.key.window().end()
-                        + "=" + string(kv.value));
+                    actual.add(string(kv.key.key().get()) + "@"
+                            + kv.key.window().start() + "-" + kv.key.window().end() + "=" + string(kv.value));
                 }
             }
             expected.sort(null);

@@ -8,7 +8,6 @@ import dev.txnrocksdb.streams.TxnStores;
 import dev.txnrocksdb.streams.internals.StoreMetrics;
 import dev.txnrocksdb.streams.internals.TxnSessionBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.TxnSessionStore;
-import dev.txnrocksdb.streams.window.TxnWindowStoreSupplierTest;
 import java.time.Duration;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.Stores;
@@ -21,8 +20,10 @@ class TxnSessionStoreSupplierTest {
         check(TxnStores.persistentSessionStore("s", Duration.ofMinutes(30), false), false);
         check(TxnStores.persistentSessionStore("s", Duration.ofMinutes(30), true), true);
         check(TxnStores.persistentTransactionalSessionStore("s", Duration.ofMinutes(30)), true);
-        assertEquals(Stores.persistentSessionStore("s", Duration.ofSeconds(5)).segmentIntervalMs(),
-            TxnStores.persistentTransactionalSessionStore("s", Duration.ofSeconds(5)).segmentIntervalMs());
+        assertEquals(
+                Stores.persistentSessionStore("s", Duration.ofSeconds(5)).segmentIntervalMs(),
+                TxnStores.persistentTransactionalSessionStore("s", Duration.ofSeconds(5))
+                        .segmentIntervalMs());
     }
 
     private static void check(SessionBytesStoreSupplier supplier, boolean transactional) {
@@ -39,13 +40,17 @@ class TxnSessionStoreSupplierTest {
 
     @Test
     void argumentChecksMatchKafkasStores() {
-        assertSameFailure(() -> Stores.persistentSessionStore("s", Duration.ofMillis(-1)),
-            () -> TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(-1)));
-        assertSameFailure(() -> Stores.persistentSessionStore("s", Duration.ofSeconds(Long.MAX_VALUE)),
-            () -> TxnStores.persistentSessionStore("s", Duration.ofSeconds(Long.MAX_VALUE), false));
-        assertSameFailure(() -> Stores.persistentSessionStore(null, Duration.ofSeconds(1)),
-            () -> TxnStores.persistentSessionStore(null, Duration.ofSeconds(1), true));
-        assertSameFailure(() -> Stores.persistentSessionStore("s", null),
-            () -> TxnStores.persistentSessionStore("s", null, true));
+        assertSameFailure(
+                () -> Stores.persistentSessionStore("s", Duration.ofMillis(-1)),
+                () -> TxnStores.persistentTransactionalSessionStore("s", Duration.ofMillis(-1)));
+        assertSameFailure(
+                () -> Stores.persistentSessionStore("s", Duration.ofSeconds(Long.MAX_VALUE)),
+                () -> TxnStores.persistentSessionStore("s", Duration.ofSeconds(Long.MAX_VALUE), false));
+        assertSameFailure(
+                () -> Stores.persistentSessionStore(null, Duration.ofSeconds(1)),
+                () -> TxnStores.persistentSessionStore(null, Duration.ofSeconds(1), true));
+        assertSameFailure(
+                () -> Stores.persistentSessionStore("s", null),
+                () -> TxnStores.persistentSessionStore("s", null, true));
     }
 }

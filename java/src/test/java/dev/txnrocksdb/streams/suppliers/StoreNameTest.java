@@ -20,16 +20,18 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class StoreNameTest {
     private static final List<Function<String, Object>> FACTORIES = List.of(
-        TxnStores::persistentTransactionalKeyValueStore,
-        name -> TxnStores.persistentTransactionalWindowStore(name, Duration.ofHours(1), Duration.ofMinutes(1), false),
-        name -> TxnStores.persistentTransactionalSessionStore(name, Duration.ofHours(1)),
-        name -> TxnStores.persistentKeyValueStore(name, false));
+            TxnStores::persistentTransactionalKeyValueStore,
+            name -> TxnStores.persistentTransactionalWindowStore(
+                    name, Duration.ofHours(1), Duration.ofMinutes(1), false),
+            name -> TxnStores.persistentTransactionalSessionStore(name, Duration.ofHours(1)),
+            name -> TxnStores.persistentKeyValueStore(name, false));
 
     @ParameterizedTest
     @ValueSource(strings = {"../escape", "a/b", "a\\b", "..", ".", "", "with space", "nul\0byte", "ümlaut"})
     void anIllegalNameIsRefusedWhenTheSupplierIsCreated(String name) {
         for (Function<String, Object> factory : FACTORIES) {
-            TopologyException e = assertThrows(TopologyException.class, () -> factory.apply(name), "name [" + name + "]");
+            TopologyException e =
+                    assertThrows(TopologyException.class, () -> factory.apply(name), "name [" + name + "]");
             assertTrue(e.getMessage().contains("Store name"), e.getMessage());
         }
     }
@@ -45,8 +47,8 @@ class StoreNameTest {
 
     @org.junit.jupiter.api.Test
     void aNameLongerThanKafkaAllowsIsRefused() {
-        TopologyException e = assertThrows(TopologyException.class,
-            () -> TxnStores.persistentTransactionalKeyValueStore("a".repeat(250)));
+        TopologyException e = assertThrows(
+                TopologyException.class, () -> TxnStores.persistentTransactionalKeyValueStore("a".repeat(250)));
         assertTrue(e.getMessage().contains("249"), e.getMessage());
     }
 }

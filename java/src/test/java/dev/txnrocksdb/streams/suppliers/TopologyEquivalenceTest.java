@@ -89,7 +89,9 @@ class TopologyEquivalenceTest {
      * timestamps).
      */
     private static <V> Materialized<String, V, KeyValueStore<Bytes, byte[]>> builtIn(String kind) {
-        return kind.equals("transactional plain") ? Materialized.as(Stores.persistentKeyValueStore("store")) : Materialized.as("store");
+        return kind.equals("transactional plain")
+                ? Materialized.as(Stores.persistentKeyValueStore("store"))
+                : Materialized.as("store");
     }
 
     @ParameterizedTest(name = "count on {0}, {1}, caching={2}")
@@ -104,14 +106,16 @@ class TopologyEquivalenceTest {
         Function<Materialized<String, Long, KeyValueStore<Bytes, byte[]>>, Topology> count = materialized -> {
             StreamsBuilder builder = new StreamsBuilder();
             builder.stream("words", Consumed.with(Serdes.String(), Serdes.String()))
-                .groupByKey()
-                .count(materialized.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
-                .toStream()
-                .to("out", Produced.with(Serdes.String(), Serdes.Long()));
+                    .groupByKey()
+                    .count(materialized.withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
+                    .toStream()
+                    .to("out", Produced.with(Serdes.String(), Serdes.Long()));
             return builder.build();
         };
-        Result<Long> expected = run(count.apply(builtIn(kind)), input, guarantee, caching, new LongDeserializer(), false);
-        Result<Long> actual = run(count.apply(Materialized.as(supplier(kind))), input, guarantee, caching, new LongDeserializer(), true);
+        Result<Long> expected =
+                run(count.apply(builtIn(kind)), input, guarantee, caching, new LongDeserializer(), false);
+        Result<Long> actual = run(
+                count.apply(Materialized.as(supplier(kind))), input, guarantee, caching, new LongDeserializer(), true);
         assertEquals(expected.output, actual.output, "output differs; seed " + seed);
         assertEquals(expected.store, actual.store, "store differs; seed " + seed);
         assertFalse(actual.output.isEmpty());
@@ -128,15 +132,24 @@ class TopologyEquivalenceTest {
         }
         Function<Materialized<String, String, KeyValueStore<Bytes, byte[]>>, Topology> table = materialized -> {
             StreamsBuilder builder = new StreamsBuilder();
-            builder.table("words", Consumed.with(Serdes.String(), Serdes.String()),
-                    materialized.withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
-                .mapValues(v -> v + "!")
-                .toStream()
-                .to("out", Produced.with(Serdes.String(), Serdes.String()));
+            builder.table(
+                            "words",
+                            Consumed.with(Serdes.String(), Serdes.String()),
+                            materialized.withKeySerde(Serdes.String()).withValueSerde(Serdes.String()))
+                    .mapValues(v -> v + "!")
+                    .toStream()
+                    .to("out", Produced.with(Serdes.String(), Serdes.String()));
             return builder.build();
         };
-        Result<String> expected = run(table.apply(builtIn(kind)), input, guarantee, caching, new StringDeserializer(), false);
-        Result<String> actual = run(table.apply(Materialized.as(supplier(kind))), input, guarantee, caching, new StringDeserializer(), true);
+        Result<String> expected =
+                run(table.apply(builtIn(kind)), input, guarantee, caching, new StringDeserializer(), false);
+        Result<String> actual = run(
+                table.apply(Materialized.as(supplier(kind))),
+                input,
+                guarantee,
+                caching,
+                new StringDeserializer(),
+                true);
         assertEquals(expected.output, actual.output, "output differs; seed " + seed);
         assertEquals(expected.store, actual.store, "store differs; seed " + seed);
         assertTrue(actual.output.stream().anyMatch(kv -> kv.value == null), "input had tombstones; seed " + seed);
@@ -152,18 +165,27 @@ class TopologyEquivalenceTest {
         }
     }
 
-    private <V> Result<V> run(Topology topology, List<KeyValue<String, String>> input, String guarantee, boolean caching,
-                              org.apache.kafka.common.serialization.Deserializer<V> valueDeserializer, boolean ours) {
+    private <V> Result<V> run(
+            Topology topology,
+            List<KeyValue<String, String>> input,
+            String guarantee,
+            boolean caching,
+            org.apache.kafka.common.serialization.Deserializer<V> valueDeserializer,
+            boolean ours) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, APP_ID);
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("run-" + runs++).toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir.resolve("run-" + runs++).toString());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
         props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, StreamsConfig.EXACTLY_ONCE_V2.equals(guarantee));
         props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, caching ? 10 * 1024 * 1024L : 0L);
         try (TopologyTestDriver driver = new TopologyTestDriver(topology, props)) {
-            TestInputTopic<String, String> in = driver.createInputTopic("words", new StringSerializer(), new StringSerializer());
-            TestOutputTopic<String, V> out = driver.createOutputTopic("out", new StringDeserializer(), valueDeserializer);
+            TestInputTopic<String, String> in =
+                    driver.createInputTopic("words", new StringSerializer(), new StringSerializer());
+            TestOutputTopic<String, V> out =
+                    driver.createOutputTopic("out", new StringDeserializer(), valueDeserializer);
             long timestamp = 1_000L;
             for (KeyValue<String, String> record : input) {
                 in.pipeInput(record.key, record.value, timestamp++);

@@ -38,16 +38,19 @@ class TxnStoresTest {
             () -> TxnStores.persistentTransactionalTimestampedKeyValueStore(null),
             () -> new TxnKeyValueStore(null, true),
         }) {
-            assertEquals("name cannot be null", assertThrows(NullPointerException.class, call).getMessage());
+            assertEquals(
+                    "name cannot be null",
+                    assertThrows(NullPointerException.class, call).getMessage());
         }
     }
 
-    private static void check(KeyValueBytesStoreSupplier supplier, String name, boolean transactional, boolean timestamped) {
+    private static void check(
+            KeyValueBytesStoreSupplier supplier, String name, boolean transactional, boolean timestamped) {
         assertEquals(name, supplier.name());
         assertEquals("txn-rocksdb", supplier.metricsScope());
         boolean supplierTransactional = supplier instanceof TxnKeyValueBytesStoreSupplier
-            ? ((TxnKeyValueBytesStoreSupplier) supplier).transactional()
-            : ((TxnTimestampedKeyValueBytesStoreSupplier) supplier).transactional();
+                ? ((TxnKeyValueBytesStoreSupplier) supplier).transactional()
+                : ((TxnTimestampedKeyValueBytesStoreSupplier) supplier).transactional();
         assertEquals(transactional, supplierTransactional);
         KeyValueStore<Bytes, byte[]> first = supplier.get();
         assertNotSame(first, supplier.get());

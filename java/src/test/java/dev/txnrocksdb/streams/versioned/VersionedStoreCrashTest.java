@@ -12,9 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
+import dev.txnrocksdb.streams.children.VersionedCrashWriterMain;
 import dev.txnrocksdb.streams.children.VersionedCrashWriterMain.Expected;
 import dev.txnrocksdb.streams.children.VersionedCrashWriterMain.History;
-import dev.txnrocksdb.streams.children.VersionedCrashWriterMain;
 import dev.txnrocksdb.streams.fixtures.ChildJvm;
 import dev.txnrocksdb.streams.internals.TxnVersionedKeyValueStore;
 import java.nio.file.Path;
@@ -22,8 +22,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map.Entry;
 import java.util.Map;
+import java.util.Map.Entry;
 import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.kafka.common.IsolationLevel;
@@ -84,8 +84,8 @@ class VersionedStoreCrashTest {
     void killDashNineKeepsExactlyTheCommittedHistory(TransactionStrategy strategy) throws Exception {
         long seed = System.nanoTime();
         String where = strategy + ", seed " + seed;
-        ChildJvm child = ChildJvm.start(VersionedCrashWriterMain.class, stateDir.toString(), strategy.configName(),
-            Long.toString(seed));
+        ChildJvm child = ChildJvm.start(
+                VersionedCrashWriterMain.class, stateDir.toString(), strategy.configName(), Long.toString(seed));
         try {
             child.awaitLine(VersionedCrashWriterMain.READY);
         } finally {
@@ -111,13 +111,17 @@ class VersionedStoreCrashTest {
         assertEquals(VersionedCrashWriterMain.offsetOfRound(ROUNDS - 1), lastCommitted, where);
         assertTrue(pending.isEmpty(), where + ": the child printed writes after its last commit: " + pending);
 
-        long streamTime = model.values().stream().mapToLong(h -> h.versions.lastKey()).max().orElseThrow();
+        long streamTime = model.values().stream()
+                .mapToLong(h -> h.versions.lastKey())
+                .max()
+                .orElseThrow();
         long from = Math.max(0, streamTime - RETENTION);
         long to = streamTime + SEGMENT;
         assertTrue(streamTime > 5 * RETENTION, where + ": the history passed several retentions: " + streamTime);
         long tombstonesInRange = model.values().stream()
-            .flatMap(h -> h.versions.subMap(from, true, streamTime, true).entrySet().stream())
-            .filter(e -> e.getValue() == null).count();
+                .flatMap(h -> h.versions.subMap(from, true, streamTime, true).entrySet().stream())
+                .filter(e -> e.getValue() == null)
+                .count();
         assertTrue(tombstonesInRange > 0, where + ": some tombstones are in the history checked");
 
         TxnVersionedKeyValueStore store = VersionedCrashWriterMain.open(stateDir.toFile(), strategy);
@@ -156,7 +160,7 @@ class VersionedStoreCrashTest {
                         }
                         List<VersionedRecord<byte[]>> actual = query(view, bytes, from, to, ascending);
                         String what = level + " " + key + " versions in [" + from + ", " + to + "]"
-                            + (ascending ? "" : " descending");
+                                + (ascending ? "" : " descending");
                         if (actual.size() != expected.size()) {
                             mismatches.add(what + ": " + actual.size() + " versions, expected " + expected.size());
                         }
@@ -166,19 +170,27 @@ class VersionedStoreCrashTest {
                     }
                 }
             }
-            assertTrue(mismatches.isEmpty(), where + ": " + mismatches.size() + " reads differ from the committed history"
-                + " (stream time " + streamTime + "); the first: " + String.join("\n  ", mismatches.subList(0,
-                Math.min(MAX_REPORTED_MISMATCHES, mismatches.size()))));
-            assertTrue(historyReads > reads / 10, where + ": the reads hit superseded versions too: " + historyReads
-                + " of " + reads);
+            assertTrue(
+                    mismatches.isEmpty(),
+                    where + ": " + mismatches.size() + " reads differ from the committed history"
+                            + " (stream time " + streamTime + "); the first: "
+                            + String.join(
+                                    "\n  ",
+                                    mismatches.subList(0, Math.min(MAX_REPORTED_MISMATCHES, mismatches.size()))));
+            assertTrue(
+                    historyReads > reads / 10,
+                    where + ": the reads hit superseded versions too: " + historyReads + " of " + reads);
         } finally {
             store.close();
         }
     }
 
     /** Records a mismatch of a read (null: none) with the model's version (null: none). */
-    private static void compare(List<String> mismatches, String what, Expected expected, VersionedRecord<byte[]> actual) {
-        if (actual != null && actual.value() != null && new String(actual.value(), UTF_8).startsWith(UNCOMMITTED_PREFIX)) {
+    private static void compare(
+            List<String> mismatches, String what, Expected expected, VersionedRecord<byte[]> actual) {
+        if (actual != null
+                && actual.value() != null
+                && new String(actual.value(), UTF_8).startsWith(UNCOMMITTED_PREFIX)) {
             mismatches.add(what + ": an uncommitted version is visible: " + Expected.render(actual));
         } else if (!Expected.matches(expected, actual)) {
             mismatches.add(what + ": " + Expected.render(actual) + ", expected " + Expected.render(expected));
@@ -190,7 +202,9 @@ class VersionedStoreCrashTest {
         List<Expected> out = new ArrayList<>();
         for (Entry<Long, String> version : history.versions.entrySet()) {
             Optional<Long> validTo = Optional.ofNullable(history.versions.higherKey(version.getKey()));
-            if (version.getValue() != null && version.getKey() <= to && validTo.map(vt -> vt > from).orElse(true)) {
+            if (version.getValue() != null
+                    && version.getKey() <= to
+                    && validTo.map(vt -> vt > from).orElse(true)) {
                 out.add(new Expected(version.getValue(), version.getKey(), validTo));
             }
         }
@@ -198,13 +212,14 @@ class VersionedStoreCrashTest {
     }
 
     /** An IQv2 {@code MultiVersionedKeyQuery} on {@code view} (its isolation level's). */
-    private static List<VersionedRecord<byte[]>> query(VersionedKeyValueStore<Bytes, byte[]> view, Bytes key, long from,
-                                                       long to, boolean ascending) {
+    private static List<VersionedRecord<byte[]>> query(
+            VersionedKeyValueStore<Bytes, byte[]> view, Bytes key, long from, long to, boolean ascending) {
         MultiVersionedKeyQuery<Bytes, byte[]> query = MultiVersionedKeyQuery.<Bytes, byte[]>withKey(key)
-            .fromTime(Instant.ofEpochMilli(from)).toTime(Instant.ofEpochMilli(to));
+                .fromTime(Instant.ofEpochMilli(from))
+                .toTime(Instant.ofEpochMilli(to));
         query = ascending ? query.withAscendingTimestamps() : query.withDescendingTimestamps();
-        QueryResult<VersionedRecordIterator<byte[]>> result = view.query(query, PositionBound.unbounded(),
-            new QueryConfig(false));
+        QueryResult<VersionedRecordIterator<byte[]>> result =
+                view.query(query, PositionBound.unbounded(), new QueryConfig(false));
         assertTrue(result.isSuccess(), () -> "query failed: " + result.getFailureMessage());
         List<VersionedRecord<byte[]>> out = new ArrayList<>();
         try (VersionedRecordIterator<byte[]> records = result.getResult()) {

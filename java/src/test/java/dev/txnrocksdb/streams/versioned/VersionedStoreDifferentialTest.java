@@ -80,8 +80,12 @@ class VersionedStoreDifferentialTest {
         List<String> kafka = run(null, ops, Reopen.NONE);
         List<String> ours = run(strategy, ops, Reopen.NONE);
         compare(kafka, ours, ops, seed);
-        assertTrue(kafka.stream().anyMatch(line -> line.contains("validTo=Optional[")), "some reads hit history; seed " + seed);
-        assertTrue(kafka.stream().anyMatch(line -> line.equals("put " + Long.MIN_VALUE)), "some puts too old; seed " + seed);
+        assertTrue(
+                kafka.stream().anyMatch(line -> line.contains("validTo=Optional[")),
+                "some reads hit history; seed " + seed);
+        assertTrue(
+                kafka.stream().anyMatch(line -> line.equals("put " + Long.MIN_VALUE)),
+                "some puts too old; seed " + seed);
     }
 
     @ParameterizedTest(name = "versioned across a reopen, {0}")
@@ -98,13 +102,15 @@ class VersionedStoreDifferentialTest {
         compare(run(null, ops, Reopen.NONE), ours, ops, seed);
         // The reopen really reopens on the state written before it: on lost state (a plain driver
         // close deletes the task directories) the results differ.
-        assertNotEquals(ours, run(strategy, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
+        assertNotEquals(
+                ours, run(strategy, ops, Reopen.LOSING_STATE), "a reopen on lost state goes unseen; seed " + seed);
     }
 
     private static void compare(List<String> kafka, List<String> ours, List<String[]> ops, long seed) {
         assertEquals(kafka.size(), ours.size(), "seed " + seed);
         for (int i = 0; i < kafka.size(); i++) {
-            assertEquals(kafka.get(i), ours.get(i), "result " + i + " (" + String.join("|", ops.get(i)) + "), seed " + seed);
+            assertEquals(
+                    kafka.get(i), ours.get(i), "result " + i + " (" + String.join("|", ops.get(i)) + "), seed " + seed);
         }
     }
 
@@ -117,35 +123,49 @@ class VersionedStoreDifferentialTest {
             String key = "k" + random.nextInt(6);
             long ts = Math.max(0, clock - (long) (random.nextDouble() * RETENTION * 1.3));
             int dice = random.nextInt(100);
-            String op = dice < 40 ? "put" : dice < 47 ? "put-null" : dice < 55 ? "delete" : dice < 65 ? "get"
-                : dice < 90 ? "as-of" : "versions";
-            long other = op.equals("versions") ? clock + random.nextInt(1_000)
-                : Math.max(0, clock + 500 - (long) (random.nextDouble() * RETENTION * 1.6));
-            ops.add(new String[] {op, key, "v" + i, Long.toString(op.equals("as-of") || op.equals("get") ? clock : ts),
-                Long.toString(other)});
+            String op = dice < 40
+                    ? "put"
+                    : dice < 47
+                            ? "put-null"
+                            : dice < 55 ? "delete" : dice < 65 ? "get" : dice < 90 ? "as-of" : "versions";
+            long other = op.equals("versions")
+                    ? clock + random.nextInt(1_000)
+                    : Math.max(0, clock + 500 - (long) (random.nextDouble() * RETENTION * 1.6));
+            ops.add(new String[] {
+                op,
+                key,
+                "v" + i,
+                Long.toString(op.equals("as-of") || op.equals("get") ? clock : ts),
+                Long.toString(other)
+            });
         }
         // Half-way, where a run may close and reopen, a put at the stream time reached so far: the
         // observed stream time is not state that survives a reopen, in Kafka's versioned store or in
         // ours (both start from -1 and take it up again from the next put), and this put takes it up
         // again at once, so what the reopen shows is the data that survived it.
-        long streamTime = ops.subList(0, OPERATIONS / 2).stream().filter(o -> !o[0].equals("get") && !o[0].equals("as-of")
-            && !o[0].equals("versions")).mapToLong(o -> Long.parseLong(o[3])).max().orElse(0);
+        long streamTime = ops.subList(0, OPERATIONS / 2).stream()
+                .filter(o -> !o[0].equals("get") && !o[0].equals("as-of") && !o[0].equals("versions"))
+                .mapToLong(o -> Long.parseLong(o[3]))
+                .max()
+                .orElse(0);
         ops.add(OPERATIONS / 2, new String[] {"put", "k-clock", "clock", Long.toString(streamTime), "0"});
         return ops;
     }
 
     private static VersionedBytesStoreSupplier supplier(TransactionStrategy ours) {
         return ours == null
-            ? Stores.persistentVersionedKeyValueStore("store", Duration.ofMillis(RETENTION), Duration.ofMillis(SEGMENT))
-            : TxnStores.persistentTransactionalVersionedKeyValueStore("store", Duration.ofMillis(RETENTION),
-                Duration.ofMillis(SEGMENT), ours);
+                ? Stores.persistentVersionedKeyValueStore(
+                        "store", Duration.ofMillis(RETENTION), Duration.ofMillis(SEGMENT))
+                : TxnStores.persistentTransactionalVersionedKeyValueStore(
+                        "store", Duration.ofMillis(RETENTION), Duration.ofMillis(SEGMENT), ours);
     }
 
     private static Topology topology(TransactionStrategy ours) {
         Topology topology = new Topology();
         topology.addSource("in", new StringDeserializer(), new StringDeserializer(), "ops");
         topology.addProcessor("apply", VersionedOps::new, "in");
-        topology.addStateStore(Stores.versionedKeyValueStoreBuilder(supplier(ours), Serdes.String(), Serdes.String()), "apply");
+        topology.addStateStore(
+                Stores.versionedKeyValueStoreBuilder(supplier(ours), Serdes.String(), Serdes.String()), "apply");
         topology.addSink("out", "results", new StringSerializer(), new StringSerializer(), "apply");
         return topology;
     }
@@ -201,10 +221,11 @@ class VersionedStoreDifferentialTest {
             StringBuilder out = new StringBuilder();
             for (boolean ascending : new boolean[] {true, false}) {
                 MultiVersionedKeyQuery<String, String> query = MultiVersionedKeyQuery.<String, String>withKey(key)
-                    .fromTime(Instant.ofEpochMilli(Math.max(0, to - RETENTION / 2))).toTime(Instant.ofEpochMilli(to));
+                        .fromTime(Instant.ofEpochMilli(Math.max(0, to - RETENTION / 2)))
+                        .toTime(Instant.ofEpochMilli(to));
                 query = ascending ? query.withAscendingTimestamps() : query.withDescendingTimestamps();
                 QueryResult<VersionedRecordIterator<String>> result =
-                    ((StateStore) store).query(query, PositionBound.unbounded(), new QueryConfig(false));
+                        ((StateStore) store).query(query, PositionBound.unbounded(), new QueryConfig(false));
                 try (VersionedRecordIterator<String> records = result.getResult()) {
                     records.forEachRemaining(r -> out.append(render(r)).append(' '));
                 }
@@ -223,7 +244,8 @@ class VersionedStoreDifferentialTest {
         Path dir = stateDir.resolve("run-" + runs++);
         List<String> results = new ArrayList<>();
         List<List<String[]>> phases = reopen != Reopen.NONE
-            ? List.of(ops.subList(0, ops.size() / 2), ops.subList(ops.size() / 2, ops.size())) : List.of(ops);
+                ? List.of(ops.subList(0, ops.size() / 2), ops.subList(ops.size() / 2, ops.size()))
+                : List.of(ops);
         for (int i = 0; i < phases.size(); i++) {
             List<String[]> phase = phases.get(i);
             Properties props = new Properties();
@@ -234,8 +256,10 @@ class VersionedStoreDifferentialTest {
             props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
             TopologyTestDriver driver = new TopologyTestDriver(topology(ours), props);
             try {
-                TestInputTopic<String, String> in = driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
-                TestOutputTopic<String, String> out = driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
+                TestInputTopic<String, String> in =
+                        driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
+                TestOutputTopic<String, String> out =
+                        driver.createOutputTopic("results", new StringDeserializer(), new StringDeserializer());
                 for (String[] op : phase) {
                     in.pipeInput(op[1], op[0] + "|" + op[2] + "|" + op[4], Long.parseLong(op[3]));
                 }

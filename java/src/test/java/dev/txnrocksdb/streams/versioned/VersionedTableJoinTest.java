@@ -61,8 +61,10 @@ class VersionedTableJoinTest {
         long seed = System.nanoTime();
         List<String[]> inputs = inputs(new Random(seed));
         List<String> kafka = run(Stores.persistentVersionedKeyValueStore("table-store", HISTORY), inputs);
-        List<String> ours = run(TxnStores.persistentTransactionalVersionedKeyValueStore("table-store", HISTORY,
-            Duration.ofSeconds(5), strategy), inputs);
+        List<String> ours = run(
+                TxnStores.persistentTransactionalVersionedKeyValueStore(
+                        "table-store", HISTORY, Duration.ofSeconds(5), strategy),
+                inputs);
         assertEquals(kafka, ours, "seed " + seed);
         // the join really read history: some stream record met a table value older than the latest
         assertTrue(kafka.stream().anyMatch(line -> line.startsWith("join ") && line.contains("older")), "seed " + seed);
@@ -88,12 +90,16 @@ class VersionedTableJoinTest {
 
     private static Topology topology(VersionedBytesStoreSupplier supplier) {
         StreamsBuilder builder = new StreamsBuilder();
-        KTable<String, String> table = builder.table("table", Consumed.with(Serdes.String(), Serdes.String()),
-            Materialized.<String, String>as(supplier).withKeySerde(Serdes.String()).withValueSerde(Serdes.String()));
+        KTable<String, String> table = builder.table(
+                "table",
+                Consumed.with(Serdes.String(), Serdes.String()),
+                Materialized.<String, String>as(supplier)
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.String()));
         builder.stream("stream", Consumed.with(Serdes.String(), Serdes.String()))
-            .join(table, (streamValue, tableValue) -> streamValue + "+" + tableValue)
-            .mapValues(joined -> "join " + joined)
-            .to("out", Produced.with(Serdes.String(), Serdes.String()));
+                .join(table, (streamValue, tableValue) -> streamValue + "+" + tableValue)
+                .mapValues(joined -> "join " + joined)
+                .to("out", Produced.with(Serdes.String(), Serdes.String()));
         return builder.build();
     }
 
@@ -101,14 +107,19 @@ class VersionedTableJoinTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "versioned-join");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve("run-" + runs++).toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                stateDir.resolve("run-" + runs++).toString());
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         props.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         List<String> results = new ArrayList<>();
         try (TopologyTestDriver driver = new TopologyTestDriver(topology(supplier), props)) {
-            TestInputTopic<String, String> table = driver.createInputTopic("table", new StringSerializer(), new StringSerializer());
-            TestInputTopic<String, String> stream = driver.createInputTopic("stream", new StringSerializer(), new StringSerializer());
-            TestOutputTopic<String, String> out = driver.createOutputTopic("out", new StringDeserializer(), new StringDeserializer());
+            TestInputTopic<String, String> table =
+                    driver.createInputTopic("table", new StringSerializer(), new StringSerializer());
+            TestInputTopic<String, String> stream =
+                    driver.createInputTopic("stream", new StringSerializer(), new StringSerializer());
+            TestOutputTopic<String, String> out =
+                    driver.createOutputTopic("out", new StringDeserializer(), new StringDeserializer());
             for (String[] input : inputs) {
                 String value = input[2].equals("null") ? null : input[2];
                 (input[0].equals("table") ? table : stream).pipeInput(input[1], value, Long.parseLong(input[3]));
@@ -116,13 +127,16 @@ class VersionedTableJoinTest {
             for (KeyValue<String, String> joined : out.readKeyValuesToList()) {
                 results.add(joined.key + " " + joined.value);
             }
-            results.replaceAll(line -> line.substring(line.indexOf(' ') + 1) + " @" + line.substring(0, line.indexOf(' ')));
+            results.replaceAll(
+                    line -> line.substring(line.indexOf(' ') + 1) + " @" + line.substring(0, line.indexOf(' ')));
             VersionedKeyValueStore<String, String> store = driver.getVersionedKeyValueStore("table-store");
             for (int k = 0; k < 4; k++) {
                 for (long t = 0; t <= 130_000; t += 250) {
                     VersionedRecord<String> found = store.get("k" + k, t);
                     results.add("k" + k + " as of " + t + ": "
-                        + (found == null ? "null" : found.value() + "@" + found.timestamp() + " " + found.validTo()));
+                            + (found == null
+                                    ? "null"
+                                    : found.value() + "@" + found.timestamp() + " " + found.validTo()));
                 }
             }
         }

@@ -15,11 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.txnrocksdb.streams.internals.SupplierFactory;
 import dev.txnrocksdb.streams.TransactionStrategy;
-import dev.txnrocksdb.streams.TxnStores;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
+import dev.txnrocksdb.streams.internals.SupplierFactory;
 import dev.txnrocksdb.streams.internals.TxnWindowBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.TxnWindowStore;
 import java.nio.ByteBuffer;
@@ -29,7 +28,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -89,13 +87,27 @@ abstract class AbstractTxnWindowStoreTest {
         return false;
     }
 
-    <K, V> WindowStore<K, V> buildWindowStore(long retentionPeriod, long windowSize, boolean retainDuplicates,
-                                              Serde<K> keySerde, Serde<V> valueSerde) {
+    <K, V> WindowStore<K, V> buildWindowStore(
+            long retentionPeriod, long windowSize, boolean retainDuplicates, Serde<K> keySerde, Serde<V> valueSerde) {
         TxnWindowBytesStoreSupplier supplier = timeOrdered()
-            ? SupplierFactory.windowStore(STORE_NAME, ofMillis(retentionPeriod), ofMillis(windowSize), retainDuplicates, false,
-                transactional(), strategy(), TxnWindowStore.Layout.TIME_ORDERED)
-            : SupplierFactory.windowStore(STORE_NAME, ofMillis(retentionPeriod), ofMillis(windowSize), retainDuplicates, false,
-                transactional(), strategy(), TxnWindowStore.Layout.KEY_FIRST);
+                ? SupplierFactory.windowStore(
+                        STORE_NAME,
+                        ofMillis(retentionPeriod),
+                        ofMillis(windowSize),
+                        retainDuplicates,
+                        false,
+                        transactional(),
+                        strategy(),
+                        TxnWindowStore.Layout.TIME_ORDERED)
+                : SupplierFactory.windowStore(
+                        STORE_NAME,
+                        ofMillis(retentionPeriod),
+                        ofMillis(windowSize),
+                        retainDuplicates,
+                        false,
+                        transactional(),
+                        strategy(),
+                        TxnWindowStore.Layout.KEY_FIRST);
         return Stores.windowStoreBuilder(supplier, keySerde, valueSerde).build();
     }
 
@@ -141,7 +153,8 @@ abstract class AbstractTxnWindowStoreTest {
             byte[] key = entry.key.get();
             long timestamp = ByteBuffer.wrap(key).getLong(key.length - 12);
             Integer k = Serdes.Integer().deserializer().deserialize("", Arrays.copyOf(key, key.length - 12));
-            String value = entry.value == null ? null : Serdes.String().deserializer().deserialize("", entry.value);
+            String value =
+                    entry.value == null ? null : Serdes.String().deserializer().deserialize("", entry.value);
             entriesByKey.computeIfAbsent(k, ignored -> new HashSet<>()).add(value + "@" + (timestamp - startTime));
         }
         return entriesByKey;
@@ -176,15 +189,23 @@ abstract class AbstractTxnWindowStoreTest {
         assertEquals(set("two", "two+1"), fetchValues(2, t - WINDOW_SIZE, t + WINDOW_SIZE));
         assertEquals(set("two", "two+1", "two+2"), fetchValues(2, t + 1L - WINDOW_SIZE, t + 1L + WINDOW_SIZE));
         assertEquals(set("two", "two+1", "two+2", "two+3"), fetchValues(2, t + 2L - WINDOW_SIZE, t + 2L + WINDOW_SIZE));
-        assertEquals(set("two", "two+1", "two+2", "two+3", "two+4"), fetchValues(2, t + 3L - WINDOW_SIZE, t + 3L + WINDOW_SIZE));
-        assertEquals(set("two", "two+1", "two+2", "two+3", "two+4", "two+5"),
-            fetchValues(2, t + 4L - WINDOW_SIZE, t + 4L + WINDOW_SIZE));
-        assertEquals(set("two", "two+1", "two+2", "two+3", "two+4", "two+5", "two+6"),
-            fetchValues(2, t + 5L - WINDOW_SIZE, t + 5L + WINDOW_SIZE));
-        assertEquals(set("two+1", "two+2", "two+3", "two+4", "two+5", "two+6"),
-            fetchValues(2, t + 6L - WINDOW_SIZE, t + 6L + WINDOW_SIZE));
-        assertEquals(set("two+2", "two+3", "two+4", "two+5", "two+6"), fetchValues(2, t + 7L - WINDOW_SIZE, t + 7L + WINDOW_SIZE));
-        assertEquals(set("two+3", "two+4", "two+5", "two+6"), fetchValues(2, t + 8L - WINDOW_SIZE, t + 8L + WINDOW_SIZE));
+        assertEquals(
+                set("two", "two+1", "two+2", "two+3", "two+4"),
+                fetchValues(2, t + 3L - WINDOW_SIZE, t + 3L + WINDOW_SIZE));
+        assertEquals(
+                set("two", "two+1", "two+2", "two+3", "two+4", "two+5"),
+                fetchValues(2, t + 4L - WINDOW_SIZE, t + 4L + WINDOW_SIZE));
+        assertEquals(
+                set("two", "two+1", "two+2", "two+3", "two+4", "two+5", "two+6"),
+                fetchValues(2, t + 5L - WINDOW_SIZE, t + 5L + WINDOW_SIZE));
+        assertEquals(
+                set("two+1", "two+2", "two+3", "two+4", "two+5", "two+6"),
+                fetchValues(2, t + 6L - WINDOW_SIZE, t + 6L + WINDOW_SIZE));
+        assertEquals(
+                set("two+2", "two+3", "two+4", "two+5", "two+6"),
+                fetchValues(2, t + 7L - WINDOW_SIZE, t + 7L + WINDOW_SIZE));
+        assertEquals(
+                set("two+3", "two+4", "two+5", "two+6"), fetchValues(2, t + 8L - WINDOW_SIZE, t + 8L + WINDOW_SIZE));
         assertEquals(set("two+4", "two+5", "two+6"), fetchValues(2, t + 9L - WINDOW_SIZE, t + 9L + WINDOW_SIZE));
         assertEquals(set("two+5", "two+6"), fetchValues(2, t + 10L - WINDOW_SIZE, t + 10L + WINDOW_SIZE));
         assertEquals(set("two+6"), fetchValues(2, t + 11L - WINDOW_SIZE, t + 11L + WINDOW_SIZE));
@@ -193,7 +214,8 @@ abstract class AbstractTxnWindowStoreTest {
         Map<Integer, Set<String>> entriesByKey = entriesByKey(defaultStartTime);
         assertEquals(set("zero@0"), entriesByKey.get(0));
         assertEquals(set("one@1"), entriesByKey.get(1));
-        assertEquals(set("two@2", "two+1@3", "two+2@4", "two+3@5", "two+4@6", "two+5@7", "two+6@8"), entriesByKey.get(2));
+        assertEquals(
+                set("two@2", "two+1@3", "two+2@4", "two+3@5", "two+4@6", "two+5@7", "two+6@8"), entriesByKey.get(2));
         assertEquals(set("three@2"), entriesByKey.get(3));
         assertEquals(set("four@4"), entriesByKey.get(4));
         assertEquals(set("five@5"), entriesByKey.get(5));
@@ -248,29 +270,40 @@ abstract class AbstractTxnWindowStoreTest {
     @Test
     void shouldFetchAllInTimeRange() {
         putFirstBatch(windowStore, defaultStartTime);
-        assertEquals(asList(one, two, three, four),
-            toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 4))));
-        assertEquals(asList(zero, one, two, three),
-            toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 0), ofEpochMilli(defaultStartTime + 3))));
-        assertEquals(asList(one, two, three, four, five),
-            toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 5))));
+        assertEquals(
+                asList(one, two, three, four),
+                toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 4))));
+        assertEquals(
+                asList(zero, one, two, three),
+                toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 0), ofEpochMilli(defaultStartTime + 3))));
+        assertEquals(
+                asList(one, two, three, four, five),
+                toList(windowStore.fetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 5))));
     }
 
     @Test
     void shouldBackwardFetchAllInTimeRange() {
         putFirstBatch(windowStore, defaultStartTime);
-        assertEquals(asList(four, three, two, one),
-            toList(windowStore.backwardFetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 4))));
-        assertEquals(asList(three, two, one, zero),
-            toList(windowStore.backwardFetchAll(ofEpochMilli(defaultStartTime + 0), ofEpochMilli(defaultStartTime + 3))));
-        assertEquals(asList(five, four, three, two, one),
-            toList(windowStore.backwardFetchAll(ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 5))));
+        assertEquals(
+                asList(four, three, two, one),
+                toList(windowStore.backwardFetchAll(
+                        ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 4))));
+        assertEquals(
+                asList(three, two, one, zero),
+                toList(windowStore.backwardFetchAll(
+                        ofEpochMilli(defaultStartTime + 0), ofEpochMilli(defaultStartTime + 3))));
+        assertEquals(
+                asList(five, four, three, two, one),
+                toList(windowStore.backwardFetchAll(
+                        ofEpochMilli(defaultStartTime + 1), ofEpochMilli(defaultStartTime + 5))));
     }
 
-    List<KeyValue<Windowed<Integer>, String>> fetchRange(int from, int to, long timeFrom, long timeTo, boolean backward) {
-        return toList(backward
-            ? windowStore.backwardFetch(from, to, ofEpochMilli(timeFrom), ofEpochMilli(timeTo))
-            : windowStore.fetch(from, to, ofEpochMilli(timeFrom), ofEpochMilli(timeTo)));
+    List<KeyValue<Windowed<Integer>, String>> fetchRange(
+            int from, int to, long timeFrom, long timeTo, boolean backward) {
+        return toList(
+                backward
+                        ? windowStore.backwardFetch(from, to, ofEpochMilli(timeFrom), ofEpochMilli(timeTo))
+                        : windowStore.fetch(from, to, ofEpochMilli(timeFrom), ofEpochMilli(timeTo)));
     }
 
     @Test
@@ -281,7 +314,9 @@ abstract class AbstractTxnWindowStoreTest {
         assertEquals(List.of(one), fetchRange(1, 1, t - WINDOW_SIZE, t + WINDOW_SIZE, false));
         assertEquals(asList(one, two, three), fetchRange(1, 3, t - WINDOW_SIZE, t + WINDOW_SIZE, false));
         assertEquals(asList(zero, one, two, three), fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE, false));
-        assertEquals(asList(zero, one, two, three, four, five), fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE + 5L, false));
+        assertEquals(
+                asList(zero, one, two, three, four, five),
+                fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE + 5L, false));
         assertEquals(asList(two, three, four, five), fetchRange(0, 5, t + 2L, t + WINDOW_SIZE + 5L, false));
         assertEquals(List.of(), fetchRange(4, 5, t + 2L, t + WINDOW_SIZE, false));
         assertEquals(List.of(), fetchRange(0, 3, t + 3L, t + WINDOW_SIZE + 5, false));
@@ -295,7 +330,9 @@ abstract class AbstractTxnWindowStoreTest {
         assertEquals(List.of(one), fetchRange(1, 1, t - WINDOW_SIZE, t + WINDOW_SIZE, true));
         assertEquals(asList(three, two, one), fetchRange(1, 3, t - WINDOW_SIZE, t + WINDOW_SIZE, true));
         assertEquals(asList(three, two, one, zero), fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE, true));
-        assertEquals(asList(five, four, three, two, one, zero), fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE + 5L, true));
+        assertEquals(
+                asList(five, four, three, two, one, zero),
+                fetchRange(0, 5, t - WINDOW_SIZE, t + WINDOW_SIZE + 5L, true));
         assertEquals(asList(five, four, three, two), fetchRange(0, 5, t + 2L, t + WINDOW_SIZE + 5L, true));
         assertEquals(List.of(), fetchRange(4, 5, t + 2L, t + WINDOW_SIZE, true));
         assertEquals(List.of(), fetchRange(0, 3, t + 3L, t + WINDOW_SIZE + 5, true));
@@ -373,18 +410,27 @@ abstract class AbstractTxnWindowStoreTest {
         windowStore.put(0, "zero++", defaultStartTime);
 
         long t = defaultStartTime;
-        assertEquals(List.of("zero", "zero", "zero+", "zero++"),
-            toList(windowStore.fetch(0, ofEpochMilli(t - WINDOW_SIZE), ofEpochMilli(t + WINDOW_SIZE))).stream()
-                .map(kv -> kv.value).collect(java.util.stream.Collectors.toList()));
+        assertEquals(
+                List.of("zero", "zero", "zero+", "zero++"),
+                toList(windowStore.fetch(0, ofEpochMilli(t - WINDOW_SIZE), ofEpochMilli(t + WINDOW_SIZE))).stream()
+                        .map(kv -> kv.value)
+                        .collect(java.util.stream.Collectors.toList()));
         assertEquals(set("zero", "zero+", "zero++"), fetchValues(0, t + 1L - WINDOW_SIZE, t + 1L + WINDOW_SIZE));
         assertEquals(set("zero", "zero+", "zero++"), fetchValues(0, t + 2L - WINDOW_SIZE, t + 2L + WINDOW_SIZE));
         assertEquals(set("zero", "zero+", "zero++"), fetchValues(0, t + 3L - WINDOW_SIZE, t + 3L + WINDOW_SIZE));
         assertEquals(set(), fetchValues(0, t + 4L - WINDOW_SIZE, t + 4L + WINDOW_SIZE));
 
         // Four changelog entries at one timestamp, with distinct seqnums.
-        long atStart = context.changelog().stream().filter(kv -> ByteBuffer.wrap(kv.key.get()).getLong(4) == t).count();
+        long atStart = context.changelog().stream()
+                .filter(kv -> ByteBuffer.wrap(kv.key.get()).getLong(4) == t)
+                .count();
         assertEquals(4, atStart);
-        assertEquals(4, context.changelog().stream().map(kv -> ByteBuffer.wrap(kv.key.get()).getInt(12)).distinct().count());
+        assertEquals(
+                4,
+                context.changelog().stream()
+                        .map(kv -> ByteBuffer.wrap(kv.key.get()).getInt(12))
+                        .distinct()
+                        .count());
     }
 
     @Test
@@ -404,7 +450,8 @@ abstract class AbstractTxnWindowStoreTest {
         long windowSize = 0x7a00000000000000L;
         long retentionPeriod = 0x7a00000000000000L;
         windowStore.close();
-        WindowStore<String, String> store = buildWindowStore(retentionPeriod, windowSize, false, Serdes.String(), Serdes.String());
+        WindowStore<String, String> store =
+                buildWindowStore(retentionPeriod, windowSize, false, Serdes.String(), Serdes.String());
         store.init((StateStoreContext) context, store);
         try {
             store.put("a", "0001", 0);
@@ -413,16 +460,20 @@ abstract class AbstractTxnWindowStoreTest {
             store.put("aa", "0004", 1);
             store.put("a", "0005", 0x7a00000000000000L - 1);
 
-            assertEquals(set("0001", "0003", "0005"), valuesToSet(store.fetch("a", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
-            assertEquals(new HashSet<>(asList(
-                    SegmentedStoreFixture.windowedPair("a", "0001", 0, windowSize),
-                    SegmentedStoreFixture.windowedPair("a", "0003", 1, windowSize),
-                    SegmentedStoreFixture.windowedPair("a", "0005", 0x7a00000000000000L - 1, windowSize))),
-                toSet(store.fetch("a", "a", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
-            assertEquals(new HashSet<>(asList(
-                    SegmentedStoreFixture.windowedPair("aa", "0002", 0, windowSize),
-                    SegmentedStoreFixture.windowedPair("aa", "0004", 1, windowSize))),
-                toSet(store.fetch("aa", "aa", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    set("0001", "0003", "0005"),
+                    valuesToSet(store.fetch("a", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    new HashSet<>(asList(
+                            SegmentedStoreFixture.windowedPair("a", "0001", 0, windowSize),
+                            SegmentedStoreFixture.windowedPair("a", "0003", 1, windowSize),
+                            SegmentedStoreFixture.windowedPair("a", "0005", 0x7a00000000000000L - 1, windowSize))),
+                    toSet(store.fetch("a", "a", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    new HashSet<>(asList(
+                            SegmentedStoreFixture.windowedPair("aa", "0002", 0, windowSize),
+                            SegmentedStoreFixture.windowedPair("aa", "0004", 1, windowSize))),
+                    toSet(store.fetch("aa", "aa", ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
         } finally {
             store.close();
         }
@@ -460,7 +511,8 @@ abstract class AbstractTxnWindowStoreTest {
     @Test
     void shouldFetchAndIterateOverExactBinaryKeys() {
         windowStore.close();
-        WindowStore<Bytes, String> store = buildWindowStore(RETENTION_PERIOD, WINDOW_SIZE, true, Serdes.Bytes(), Serdes.String());
+        WindowStore<Bytes, String> store =
+                buildWindowStore(RETENTION_PERIOD, WINDOW_SIZE, true, Serdes.Bytes(), Serdes.String());
         store.init((StateStoreContext) context, store);
         try {
             Bytes key1 = Bytes.wrap(new byte[] {0});
@@ -476,9 +528,12 @@ abstract class AbstractTxnWindowStoreTest {
             store.put(key2, "8", 59999);
             store.put(key3, "9", 59999);
 
-            assertEquals(set("1", "4", "7"), valuesToSet(store.fetch(key1, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
-            assertEquals(set("2", "5", "8"), valuesToSet(store.fetch(key2, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
-            assertEquals(set("3", "6", "9"), valuesToSet(store.fetch(key3, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    set("1", "4", "7"), valuesToSet(store.fetch(key1, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    set("2", "5", "8"), valuesToSet(store.fetch(key2, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
+            assertEquals(
+                    set("3", "6", "9"), valuesToSet(store.fetch(key3, ofEpochMilli(0), ofEpochMilli(Long.MAX_VALUE))));
         } finally {
             store.close();
         }
@@ -491,7 +546,7 @@ abstract class AbstractTxnWindowStoreTest {
         windowStore.put(2, "two", 2L);
         windowStore.put(3, "three", 3L);
         try (WindowStoreIterator<String> singleKeyIterator = windowStore.fetch(2, 0L, 5L);
-             KeyValueIterator<Windowed<Integer>, String> keyRangeIterator = windowStore.fetch(2, 2, 0L, 5L)) {
+                KeyValueIterator<Windowed<Integer>, String> keyRangeIterator = windowStore.fetch(2, 2, 0L, 5L)) {
             assertEquals(singleKeyIterator.next().value, keyRangeIterator.next().value);
             assertEquals(singleKeyIterator.next().value, keyRangeIterator.next().value);
             assertFalse(singleKeyIterator.hasNext());
@@ -646,26 +701,48 @@ abstract class AbstractTxnWindowStoreTest {
         // Stream time 270000, retention 120000: the key-first store shows starts > 150000, the
         // time-ordered one starts >= 150000.
         assertEquals(set(), fetchValues(0, startTime - WINDOW_SIZE, startTime + WINDOW_SIZE));
-        assertEquals(timeOrdered() ? set("one") : set(),
-            fetchValues(1, startTime + increment - WINDOW_SIZE, startTime + increment + WINDOW_SIZE));
-        assertEquals(set("two"), fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
-        assertEquals(set(), fetchValues(3, startTime + increment * 3 - WINDOW_SIZE, startTime + increment * 3 + WINDOW_SIZE));
-        assertEquals(set("four"), fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
-        assertEquals(set("five"), fetchValues(5, startTime + increment * 5 - WINDOW_SIZE, startTime + increment * 5 + WINDOW_SIZE));
+        assertEquals(
+                timeOrdered() ? set("one") : set(),
+                fetchValues(1, startTime + increment - WINDOW_SIZE, startTime + increment + WINDOW_SIZE));
+        assertEquals(
+                set("two"),
+                fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
+        assertEquals(
+                set(),
+                fetchValues(3, startTime + increment * 3 - WINDOW_SIZE, startTime + increment * 3 + WINDOW_SIZE));
+        assertEquals(
+                set("four"),
+                fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
+        assertEquals(
+                set("five"),
+                fetchValues(5, startTime + increment * 5 - WINDOW_SIZE, startTime + increment * 5 + WINDOW_SIZE));
 
         windowStore.put(6, "six", startTime + increment * 6);
         assertEquals(set(), fetchValues(0, startTime - WINDOW_SIZE, startTime + WINDOW_SIZE));
         assertEquals(set(), fetchValues(1, startTime + increment - WINDOW_SIZE, startTime + increment + WINDOW_SIZE));
-        assertEquals(timeOrdered() ? set("two") : set(),
-            fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
-        assertEquals(set("four"), fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
-        assertEquals(set("five"), fetchValues(5, startTime + increment * 5 - WINDOW_SIZE, startTime + increment * 5 + WINDOW_SIZE));
-        assertEquals(set("six"), fetchValues(6, startTime + increment * 6 - WINDOW_SIZE, startTime + increment * 6 + WINDOW_SIZE));
+        assertEquals(
+                timeOrdered() ? set("two") : set(),
+                fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
+        assertEquals(
+                set("four"),
+                fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
+        assertEquals(
+                set("five"),
+                fetchValues(5, startTime + increment * 5 - WINDOW_SIZE, startTime + increment * 5 + WINDOW_SIZE));
+        assertEquals(
+                set("six"),
+                fetchValues(6, startTime + increment * 6 - WINDOW_SIZE, startTime + increment * 6 + WINDOW_SIZE));
 
         windowStore.put(7, "seven", startTime + increment * 7);
-        assertEquals(set(), fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
-        assertEquals(set("four"), fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
-        assertEquals(set("seven"), fetchValues(7, startTime + increment * 7 - WINDOW_SIZE, startTime + increment * 7 + WINDOW_SIZE));
+        assertEquals(
+                set(),
+                fetchValues(2, startTime + increment * 2 - WINDOW_SIZE, startTime + increment * 2 + WINDOW_SIZE));
+        assertEquals(
+                set("four"),
+                fetchValues(4, startTime + increment * 4 - WINDOW_SIZE, startTime + increment * 4 + WINDOW_SIZE));
+        assertEquals(
+                set("seven"),
+                fetchValues(7, startTime + increment * 7 - WINDOW_SIZE, startTime + increment * 7 + WINDOW_SIZE));
 
         // A put into an expired segment is dropped and stays invisible.
         windowStore.put(8, "late", startTime);
@@ -705,6 +782,8 @@ abstract class AbstractTxnWindowStoreTest {
         windowStore.put(1, "1", SEGMENT_INTERVAL);
         context.setRecord("input", 3, 0L);
         windowStore.put(2, "2", SEGMENT_INTERVAL);
-        assertEquals(org.apache.kafka.streams.query.Position.fromMap(Map.of("input", Map.of(0, 3L))), windowStore.getPosition());
+        assertEquals(
+                org.apache.kafka.streams.query.Position.fromMap(Map.of("input", Map.of(0, 3L))),
+                windowStore.getPosition());
     }
 }

@@ -14,9 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnStores;
-import dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.TxnTimestampedWindowStore;
 import dev.txnrocksdb.streams.internals.TxnWindowStore;
@@ -100,15 +98,16 @@ public class TxnWindowStoreCommitTest {
 
     private static List<String> windows(KeyValueIterator<Windowed<Bytes>, byte[]> iterator) {
         return toList(iterator).stream()
-            .map(kv -> string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value))
-            .collect(Collectors.toList());
+                .map(kv -> string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value))
+                .collect(Collectors.toList());
     }
 
     @ParameterizedTest
     @EnumSource(TransactionStrategy.class)
     void commitSpanningSeveralSegmentsIsDurableAndUncommittedWritesAreDroppedOnReopen(TransactionStrategy strategy) {
         reopen(strategy);
-        // Three segments (nothing expires: stream time 320000 - retention < 100000): [0, 150000), [150000, 300000), [300000, 450000).
+        // Three segments (nothing expires: stream time 320000 - retention < 100000): [0, 150000), [150000, 300000),
+        // [300000, 450000).
         store.put(key("a"), value("a0"), 100_000L);
         store.put(key("b"), value("b1"), 160_000L);
         store.put(key("a"), value("a2"), 310_000L);
@@ -120,8 +119,8 @@ public class TxnWindowStoreCommitTest {
         store.put(key("a"), value("a0-overwritten"), 100_000L);
         store.put(key("b"), null, 160_000L);
         store.put(key("d"), value("d3"), 320_000L);
-        assertEquals(List.of("a@100000=a0-overwritten", "c@170000=c1", "a@310000=a2", "d@320000=d3"),
-            windows(store.all()));
+        assertEquals(
+                List.of("a@100000=a0-overwritten", "c@170000=c1", "a@310000=a2", "d@320000=d3"), windows(store.all()));
 
         reopen(strategy);
         assertEquals(42L, store.committedOffset(CHANGELOG));
@@ -166,17 +165,25 @@ public class TxnWindowStoreCommitTest {
         assertSame(store, store.readOnly(IsolationLevel.READ_UNCOMMITTED));
         assertEquals(List.of("a@10=a0"), windows(committed.all()));
         assertEquals(List.of("a@10=a0"), windows(committed.backwardAll()));
-        assertEquals(List.of("a@10=a0"), windows(committed.fetchAll(Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
-        assertEquals(List.of("a@10=a0"),
-            windows(committed.backwardFetchAll(Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
-        assertEquals(List.of("a@10=a0"),
-            windows(committed.fetch(key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
-        assertEquals(List.of("a@10=a0"),
-            windows(committed.backwardFetch(key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
-        try (WindowStoreIterator<byte[]> it = committed.fetch(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))) {
+        assertEquals(
+                List.of("a@10=a0"),
+                windows(committed.fetchAll(Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
+        assertEquals(
+                List.of("a@10=a0"),
+                windows(committed.backwardFetchAll(Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
+        assertEquals(
+                List.of("a@10=a0"),
+                windows(committed.fetch(key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
+        assertEquals(
+                List.of("a@10=a0"),
+                windows(committed.backwardFetch(
+                        key("a"), key("b"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(200_000))));
+        try (WindowStoreIterator<byte[]> it =
+                committed.fetch(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))) {
             assertEquals(List.of(10L), toList(it).stream().map(kv -> kv.key).collect(Collectors.toList()));
         }
-        try (WindowStoreIterator<byte[]> it = committed.backwardFetch(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))) {
+        try (WindowStoreIterator<byte[]> it =
+                committed.backwardFetch(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100))) {
             assertEquals(List.of(10L), toList(it).stream().map(kv -> kv.key).collect(Collectors.toList()));
         }
         assertEquals("a0", string(committed.fetch(key("a"), 10L)));
@@ -208,7 +215,7 @@ public class TxnWindowStoreCommitTest {
     void transactionalStoreRefusesExactlyOnceWithoutTransactionalStateStores() {
         store = new TxnWindowStore("window", RETENTION, SEGMENT, SIZE, false, true);
         TestStateStoreContext context = new TestStateStoreContext(dir.toFile())
-            .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+                .config(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         ProcessorStateException e = assertThrows(ProcessorStateException.class, () -> store.init(context, store));
         assertTrue(e.getMessage().contains(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG), e.getMessage());
         store = null;
@@ -229,23 +236,27 @@ public class TxnWindowStoreCommitTest {
         Position currentPosition = Position.fromMap(Map.of("input", Map.of(0, 6L)));
         assertEquals(currentPosition, store.getPosition());
 
-        WindowKeyQuery<Bytes, byte[]> keyQuery = WindowKeyQuery.withKeyAndWindowStartRange(key("a"),
-            Instant.ofEpochMilli(0), Instant.ofEpochMilli(100));
-        QueryResult<WindowStoreIterator<byte[]>> committed = store.query(keyQuery, PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        WindowKeyQuery<Bytes, byte[]> keyQuery =
+                WindowKeyQuery.withKeyAndWindowStartRange(key("a"), Instant.ofEpochMilli(0), Instant.ofEpochMilli(100));
+        QueryResult<WindowStoreIterator<byte[]>> committed =
+                store.query(keyQuery, PositionBound.unbounded(), new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertTrue(committed.isSuccess(), committed::toString);
         assertEquals(committedPosition, committed.getPosition());
-        assertEquals(List.of(10L), toList(committed.getResult()).stream().map(kv -> kv.key).collect(Collectors.toList()));
+        assertEquals(
+                List.of(10L),
+                toList(committed.getResult()).stream().map(kv -> kv.key).collect(Collectors.toList()));
 
-        QueryResult<WindowStoreIterator<byte[]>> uncommitted = store.query(keyQuery, PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_UNCOMMITTED));
+        QueryResult<WindowStoreIterator<byte[]>> uncommitted = store.query(
+                keyQuery, PositionBound.unbounded(), new QueryConfig(false, IsolationLevel.READ_UNCOMMITTED));
         assertEquals(currentPosition, uncommitted.getPosition());
-        assertEquals(List.of(10L, 20L), toList(uncommitted.getResult()).stream().map(kv -> kv.key).collect(Collectors.toList()));
+        assertEquals(
+                List.of(10L, 20L),
+                toList(uncommitted.getResult()).stream().map(kv -> kv.key).collect(Collectors.toList()));
 
-        WindowRangeQuery<Bytes, byte[]> rangeQuery = WindowRangeQuery.withWindowStartRange(Instant.ofEpochMilli(0),
-            Instant.ofEpochMilli(100));
-        QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> range = store.query(rangeQuery, PositionBound.unbounded(),
-            new QueryConfig(false, IsolationLevel.READ_COMMITTED));
+        WindowRangeQuery<Bytes, byte[]> rangeQuery =
+                WindowRangeQuery.withWindowStartRange(Instant.ofEpochMilli(0), Instant.ofEpochMilli(100));
+        QueryResult<KeyValueIterator<Windowed<Bytes>, byte[]>> range = store.query(
+                rangeQuery, PositionBound.unbounded(), new QueryConfig(false, IsolationLevel.READ_COMMITTED));
         assertEquals(List.of("a@10=a0"), windows(range.getResult()));
 
         // Reopened, the committed position is back and the uncommitted one is gone.
@@ -258,8 +269,11 @@ public class TxnWindowStoreCommitTest {
     @Test
     void reportsItsRetentionPeriodToKafkasRestore() {
         WindowStore<String, String> built = Stores.windowStoreBuilder(
-            TxnStores.persistentTransactionalWindowStore("window", ofMillis(RETENTION), ofMillis(SIZE), false),
-            Serdes.String(), Serdes.String()).build();
+                        TxnStores.persistentTransactionalWindowStore(
+                                "window", ofMillis(RETENTION), ofMillis(SIZE), false),
+                        Serdes.String(),
+                        Serdes.String())
+                .build();
         assertEquals(RETENTION, WithRetentionPeriod.resolveRetentionPeriod(built));
     }
 
@@ -267,8 +281,12 @@ public class TxnWindowStoreCommitTest {
     void timestampedStoreGetsNoAdapterAndKeepsTimestamps() {
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile());
         TimestampedWindowStore<String, String> timestamped = Stores.timestampedWindowStoreBuilder(
-            TxnStores.persistentTransactionalTimestampedWindowStore("window", ofMillis(RETENTION), ofMillis(SIZE), false),
-            Serdes.String(), Serdes.String()).withCachingDisabled().build();
+                        TxnStores.persistentTransactionalTimestampedWindowStore(
+                                "window", ofMillis(RETENTION), ofMillis(SIZE), false),
+                        Serdes.String(),
+                        Serdes.String())
+                .withCachingDisabled()
+                .build();
         timestamped.init((StateStoreContext) context, timestamped);
         try {
             assertInstanceOf(TxnTimestampedWindowStore.class, innermost(timestamped));
@@ -284,8 +302,12 @@ public class TxnWindowStoreCommitTest {
         Properties config = new Properties();
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile(), 1_000_000L, config);
         WindowStore<String, String> cached = Stores.windowStoreBuilder(
-            TxnStores.persistentTransactionalWindowStore("window", ofMillis(RETENTION), ofMillis(SIZE), false),
-            Serdes.String(), Serdes.String()).withCachingEnabled().build();
+                        TxnStores.persistentTransactionalWindowStore(
+                                "window", ofMillis(RETENTION), ofMillis(SIZE), false),
+                        Serdes.String(),
+                        Serdes.String())
+                .withCachingEnabled()
+                .build();
         cached.init((StateStoreContext) context, cached);
         try {
             // Some windows flushed to the store, some only in the cache, over three segments.
@@ -297,18 +319,25 @@ public class TxnWindowStoreCommitTest {
             cached.put("b", "b1-new", 160_000L);
 
             List<String> all = toList(cached.all()).stream()
-                .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value).collect(Collectors.toList());
+                    .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value)
+                    .collect(Collectors.toList());
             // Segment by segment (interval 150000), key-first inside each: Kafka's order.
             assertEquals(List.of("a@100000=a0", "c@110000=c0", "b@160000=b1-new", "a@310000=a2"), all);
 
             // READ_COMMITTED skips the cache and the store's staged writes.
             ReadOnlyWindowStore<String, String> committed = cached.readOnly(IsolationLevel.READ_COMMITTED);
-            assertEquals(List.of("a@100000=a0", "b@160000=b1"), toList(committed.all()).stream()
-                .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value).collect(Collectors.toList()));
+            assertEquals(
+                    List.of("a@100000=a0", "b@160000=b1"),
+                    toList(committed.all()).stream()
+                            .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value)
+                            .collect(Collectors.toList()));
 
             cached.commit(Map.of(CHANGELOG, 2L));
-            assertEquals(List.of("a@100000=a0", "c@110000=c0", "b@160000=b1-new", "a@310000=a2"), toList(committed.all()).stream()
-                .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value).collect(Collectors.toList()));
+            assertEquals(
+                    List.of("a@100000=a0", "c@110000=c0", "b@160000=b1-new", "a@310000=a2"),
+                    toList(committed.all()).stream()
+                            .map(kv -> kv.key.key() + "@" + kv.key.window().start() + "=" + kv.value)
+                            .collect(Collectors.toList()));
         } finally {
             cached.close();
         }
@@ -318,8 +347,11 @@ public class TxnWindowStoreCommitTest {
     void restoreAppliesChangelogBatchesAndTimestampedRestoreKeepsTimestamps() {
         SegmentedStoreTestContext context = new SegmentedStoreTestContext(dir.toFile());
         WindowStore<String, String> window = Stores.windowStoreBuilder(
-            TxnStores.persistentTransactionalWindowStore("window", ofMillis(RETENTION), ofMillis(SIZE), true),
-            Serdes.String(), Serdes.String()).build();
+                        TxnStores.persistentTransactionalWindowStore(
+                                "window", ofMillis(RETENTION), ofMillis(SIZE), true),
+                        Serdes.String(),
+                        Serdes.String())
+                .build();
         window.init((StateStoreContext) context, window);
         window.put("k", "first", 100L);
         window.put("k", "second", 100L);
@@ -328,20 +360,31 @@ public class TxnWindowStoreCommitTest {
         List<Long> timestamps = List.copyOf(context.changelogTimestamps());
         window.close();
 
-        SegmentedStoreTestContext restoreContext = new SegmentedStoreTestContext(dir.resolve("restored").toFile());
+        SegmentedStoreTestContext restoreContext =
+                new SegmentedStoreTestContext(dir.resolve("restored").toFile());
         WindowStore<String, String> restored = Stores.windowStoreBuilder(
-            TxnStores.persistentTransactionalWindowStore("window", ofMillis(RETENTION), ofMillis(SIZE), true),
-            Serdes.String(), Serdes.String()).build();
+                        TxnStores.persistentTransactionalWindowStore(
+                                "window", ofMillis(RETENTION), ofMillis(SIZE), true),
+                        Serdes.String(),
+                        Serdes.String())
+                .build();
         restored.init((StateStoreContext) restoreContext, restored);
         try {
             // The null put was logged as a tombstone with its own seqnum (3): deleting nothing.
             restoreContext.restore(changelog, timestamps);
-            assertEquals(List.of("first", "second"), toList(restored.fetch("k", 0L, 200L)).stream()
-                .map(kv -> kv.value).collect(Collectors.toList()));
+            assertEquals(
+                    List.of("first", "second"),
+                    toList(restored.fetch("k", 0L, 200L)).stream()
+                            .map(kv -> kv.value)
+                            .collect(Collectors.toList()));
             // Restored data is committed data.
-            assertEquals(List.of("first", "second"),
-                toList(restored.readOnly(IsolationLevel.READ_COMMITTED).fetch("k", Instant.ofEpochMilli(0), Instant.ofEpochMilli(200)))
-                    .stream().map(kv -> kv.value).collect(Collectors.toList()));
+            assertEquals(
+                    List.of("first", "second"),
+                    toList(restored.readOnly(IsolationLevel.READ_COMMITTED)
+                                    .fetch("k", Instant.ofEpochMilli(0), Instant.ofEpochMilli(200)))
+                            .stream()
+                            .map(kv -> kv.value)
+                            .collect(Collectors.toList()));
         } finally {
             restored.close();
         }

@@ -13,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.children.SegmentedCrashWriterMain;
 import dev.txnrocksdb.streams.fixtures.SegmentedCrash;
-import dev.txnrocksdb.streams.fixtures.StoreFixture;
 import dev.txnrocksdb.streams.fixtures.TestStateStoreContext;
 import dev.txnrocksdb.streams.internals.TxnWindowStore;
 import java.nio.file.Path;
@@ -45,7 +44,8 @@ class TxnWindowStoreCrashRecoveryTest {
     void killDashNineKeepsTheCommittedSegmentsAndDropsStagedWrites(TransactionStrategy strategy) throws Exception {
         SegmentedCrash.runAndKill("window", stateDir, "crash-window", OFFSET, strategy);
 
-        TxnWindowStore store = new TxnWindowStore("crash-window", RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
+        TxnWindowStore store =
+                new TxnWindowStore("crash-window", RETENTION, SEGMENT_INTERVAL, 10L, false, true, strategy);
         store.init(new TestStateStoreContext(stateDir.toFile()), store);
         try {
             assertEquals(OFFSET, store.committedOffset(new TopicPartition("crash-window-changelog", 0)));
@@ -59,7 +59,8 @@ class TxnWindowStoreCrashRecoveryTest {
             try (KeyValueIterator<Windowed<Bytes>, byte[]> all = store.all()) {
                 while (all.hasNext()) {
                     KeyValue<Windowed<Bytes>, byte[]> kv = all.next();
-                    actual.add(string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value));
+                    actual.add(
+                            string(kv.key.key().get()) + "@" + kv.key.window().start() + "=" + string(kv.value));
                 }
             }
             expected.sort(null);

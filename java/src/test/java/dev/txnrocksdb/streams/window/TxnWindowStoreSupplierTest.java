@@ -32,7 +32,8 @@ public class TxnWindowStoreSupplierTest {
         check(TxnStores.persistentTransactionalTimestampedWindowStore("a", RETENTION, SIZE, false), true, true, false);
     }
 
-    private static void check(WindowBytesStoreSupplier supplier, boolean timestamped, boolean transactional, boolean dups) {
+    private static void check(
+            WindowBytesStoreSupplier supplier, boolean timestamped, boolean transactional, boolean dups) {
         TxnWindowBytesStoreSupplier ours = assertInstanceOf(TxnWindowBytesStoreSupplier.class, supplier);
         assertEquals("a", supplier.name());
         assertEquals(RETENTION.toMillis(), supplier.retentionPeriod());
@@ -53,27 +54,35 @@ public class TxnWindowStoreSupplierTest {
 
     @Test
     void segmentIntervalIsKafkasDefault() {
-        assertEquals(60_000L, TxnStores.persistentWindowStore("a", Duration.ofSeconds(100), SIZE.ofSeconds(1), false, true)
-            .segmentIntervalMs());
-        assertEquals(Stores.persistentWindowStore("a", Duration.ofDays(3), SIZE, false).segmentIntervalMs(),
-            TxnStores.persistentWindowStore("a", Duration.ofDays(3), SIZE, false, true).segmentIntervalMs());
+        assertEquals(
+                60_000L,
+                TxnStores.persistentWindowStore("a", Duration.ofSeconds(100), SIZE.ofSeconds(1), false, true)
+                        .segmentIntervalMs());
+        assertEquals(
+                Stores.persistentWindowStore("a", Duration.ofDays(3), SIZE, false)
+                        .segmentIntervalMs(),
+                TxnStores.persistentWindowStore("a", Duration.ofDays(3), SIZE, false, true)
+                        .segmentIntervalMs());
     }
 
     @Test
     void argumentChecksMatchKafkasStores() {
         List<Duration[]> cases = List.of(
-            new Duration[] {Duration.ofMillis(-1), SIZE},
-            new Duration[] {RETENTION, Duration.ofMillis(-1)},
-            new Duration[] {Duration.ofMillis(10), Duration.ofMillis(11)},
-            new Duration[] {Duration.ofSeconds(Long.MAX_VALUE), SIZE});
+                new Duration[] {Duration.ofMillis(-1), SIZE},
+                new Duration[] {RETENTION, Duration.ofMillis(-1)},
+                new Duration[] {Duration.ofMillis(10), Duration.ofMillis(11)},
+                new Duration[] {Duration.ofSeconds(Long.MAX_VALUE), SIZE});
         for (Duration[] c : cases) {
-            assertSameFailure(() -> Stores.persistentWindowStore("w", c[0], c[1], false),
-                () -> TxnStores.persistentWindowStore("w", c[0], c[1], false, true));
-            assertSameFailure(() -> Stores.persistentTimestampedWindowStore("w", c[0], c[1], false),
-                () -> TxnStores.persistentTransactionalTimestampedWindowStore("w", c[0], c[1], false));
+            assertSameFailure(
+                    () -> Stores.persistentWindowStore("w", c[0], c[1], false),
+                    () -> TxnStores.persistentWindowStore("w", c[0], c[1], false, true));
+            assertSameFailure(
+                    () -> Stores.persistentTimestampedWindowStore("w", c[0], c[1], false),
+                    () -> TxnStores.persistentTransactionalTimestampedWindowStore("w", c[0], c[1], false));
         }
-        assertSameFailure(() -> Stores.persistentWindowStore(null, RETENTION, SIZE, false),
-            () -> TxnStores.persistentTransactionalWindowStore(null, RETENTION, SIZE, false));
+        assertSameFailure(
+                () -> Stores.persistentWindowStore(null, RETENTION, SIZE, false),
+                () -> TxnStores.persistentTransactionalWindowStore(null, RETENTION, SIZE, false));
     }
 
     public static void assertSameFailure(Executable kafka, Executable ours) {

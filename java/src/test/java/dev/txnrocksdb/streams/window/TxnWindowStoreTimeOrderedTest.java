@@ -4,7 +4,6 @@ import static dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture.toList;
 import static java.util.Arrays.asList;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.txnrocksdb.streams.fixtures.SegmentedStoreFixture;
 import java.util.List;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.kstream.Windowed;
@@ -35,10 +34,10 @@ class TxnWindowStoreTimeOrderedTest extends AbstractTxnWindowStoreTest {
         windowStore.put(2, "2@60000", 60_000L);
         windowStore.put(1, "1@59998", 59_998L);
         List<KeyValue<Windowed<Integer>, String>> expected = asList(
-            windowedPair(1, "1@59998", 59_998L),
-            windowedPair(2, "2@59999", 59_999L),
-            windowedPair(1, "1@60000", 60_000L),
-            windowedPair(2, "2@60000", 60_000L));
+                windowedPair(1, "1@59998", 59_998L),
+                windowedPair(2, "2@59999", 59_999L),
+                windowedPair(1, "1@60000", 60_000L),
+                windowedPair(2, "2@60000", 60_000L));
         assertEquals(expected, toList(windowStore.all()));
         assertEquals(expected, toList(windowStore.fetchAll(0L, 70_000L)));
         assertEquals(expected, toList(windowStore.fetch(1, 2, 0L, 70_000L)));

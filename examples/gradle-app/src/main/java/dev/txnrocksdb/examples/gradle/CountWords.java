@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -27,19 +26,23 @@ public final class CountWords {
     public static void main(String[] args) throws Exception {
         StreamsBuilder builder = new StreamsBuilder();
         builder.stream("kata", Consumed.with(Serdes.String(), Serdes.String()))
-            .groupByKey()
-            .count(Materialized.<String, Long>as(TxnStores.persistentTransactionalTimestampedKeyValueStore("jumlah-kata"))
-                .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()));
+                .groupByKey()
+                .count(Materialized.<String, Long>as(
+                                TxnStores.persistentTransactionalTimestampedKeyValueStore("jumlah-kata"))
+                        .withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.Long()));
 
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "gradle-app");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("gradle-app").toString());
+        props.put(
+                StreamsConfig.STATE_DIR_CONFIG,
+                Files.createTempDirectory("gradle-app").toString());
 
         Map<String, Long> counts = new TreeMap<>();
         try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props)) {
-            TestInputTopic<String, String> input =
-                driver.createInputTopic("kata", Serdes.String().serializer(), Serdes.String().serializer());
+            TestInputTopic<String, String> input = driver.createInputTopic(
+                    "kata", Serdes.String().serializer(), Serdes.String().serializer());
             for (String word : List.of("log", "kejadian", "log", "dibaca", "log", "kejadian")) {
                 input.pipeInput(word, word);
             }

@@ -1,7 +1,6 @@
 package dev.txnrocksdb.examples.quarkus;
 
 import jakarta.inject.Singleton;
-
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 
@@ -21,8 +20,7 @@ public class RestoreReporter implements StateRestoreListener {
     }
 
     @Override
-    public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
-    }
+    public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {}
 
     @Override
     public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {

@@ -1,7 +1,6 @@
 package dev.txnrocksdb.examples.quarkus;
 
 import jakarta.inject.Singleton;
-
 import org.apache.kafka.streams.KafkaStreams;
 
 /**

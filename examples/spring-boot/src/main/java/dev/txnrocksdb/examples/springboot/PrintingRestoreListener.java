@@ -1,7 +1,6 @@
 package dev.txnrocksdb.examples.springboot;
 
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.StateRestoreListener;
 
@@ -30,8 +29,7 @@ final class PrintingRestoreListener implements StateRestoreListener {
     }
 
     @Override
-    public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {
-    }
+    public void onBatchRestored(TopicPartition partition, String store, long batchEndOffset, long numRestored) {}
 
     @Override
     public void onRestoreEnd(TopicPartition partition, String store, long totalRestored) {

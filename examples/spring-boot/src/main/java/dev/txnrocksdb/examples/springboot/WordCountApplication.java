@@ -35,9 +35,10 @@ public class WordCountApplication {
     }
 
     @Bean
-    KStream<String, String> wordCount(StreamsBuilder builder,
-                                      @Value("${wordcount.input-topic}") String input,
-                                      @Value("${wordcount.output-topic}") String output) {
+    KStream<String, String> wordCount(
+            StreamsBuilder builder,
+            @Value("${wordcount.input-topic}") String input,
+            @Value("${wordcount.output-topic}") String output) {
         KStream<String, String> words = builder.stream(input, Consumed.with(Serdes.String(), Serdes.String()));
         words.groupByKey()
                 .count(Materialized.<String, Long, KeyValueStore<Bytes, byte[]>>as("word-counts")

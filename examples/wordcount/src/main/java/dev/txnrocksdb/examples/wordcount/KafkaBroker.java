@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -45,25 +44,28 @@ public final class KafkaBroker implements AutoCloseable {
         }
         Path logDirs = Files.createDirectories(dir.resolve("kafka-logs"));
         Path config = dir.resolve("server.properties");
-        Files.writeString(config, String.join("\n",
-                "process.roles=broker,controller",
-                "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
-                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
-                "controller.listener.names=CONTROLLER",
-                "inter.broker.listener.name=PLAINTEXT",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "log.dirs=" + logDirs,
-                "num.partitions=1",
-                "offsets.topic.replication.factor=1",
-                "offsets.topic.num.partitions=1",
-                "transaction.state.log.replication.factor=1",
-                "transaction.state.log.min.isr=1",
-                "transaction.state.log.num.partitions=1",
-                "group.initial.rebalance.delay.ms=0",
-                "auto.create.topics.enable=false",
-                "") );
+        Files.writeString(
+                config,
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "log.dirs=" + logDirs,
+                        "num.partitions=1",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "transaction.state.log.num.partitions=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        "auto.create.topics.enable=false",
+                        ""));
 
         // 1. Format the storage (Kafka 4.4: kafka.tools.StorageTool, static quorum => no --standalone).
         String clusterId = Uuid.randomUuid().toString();
@@ -73,8 +75,8 @@ public final class KafkaBroker implements AutoCloseable {
                 .start();
         if (!format.waitFor(60, TimeUnit.SECONDS) || format.exitValue() != 0) {
             format.destroyForcibly();
-            throw new IllegalStateException("kafka storage format failed:\n"
-                    + Files.readString(dir.resolve("format.log")));
+            throw new IllegalStateException(
+                    "kafka storage format failed:\n" + Files.readString(dir.resolve("format.log")));
         }
 
         // 2. Start kafka.Kafka in its own JVM.

@@ -1,5 +1,6 @@
 package dev.txnrocksdb.examples.wordcount;
 
+import dev.txnrocksdb.streams.TxnStores;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -9,7 +10,6 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
@@ -29,8 +29,6 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
-import dev.txnrocksdb.streams.TxnStores;
-
 /**
  * The tutorial's word count: events counted per key into the store "jumlah-kata", a transactional
  * txn-rocksdb store, under exactly_once_v2. Used in-process by {@link WordCountDemo} (part 1) and as
@@ -45,8 +43,7 @@ public final class WordCountApp {
     static final String CHANGELOG = APP_ID + "-" + STORE + "-changelog";
     static final List<String> TUTORIAL_WORDS = List.of("dibaca", "kejadian", "log");
 
-    private WordCountApp() {
-    }
+    private WordCountApp() {}
 
     /** kata (key = word) -> groupByKey -> count into "jumlah-kata" -> jumlah-kata-output. */
     /** Called for every count update with (word, new count, offset of the input record). */
@@ -73,7 +70,8 @@ public final class WordCountApp {
 
                     @Override
                     public void process(FixedKeyRecord<String, Long> r) {
-                        long offset = context.recordMetadata().map(m -> m.offset()).orElse(-1L);
+                        long offset =
+                                context.recordMetadata().map(m -> m.offset()).orElse(-1L);
                         onCount.onCount(r.key(), r.value(), offset);
                         context.forward(r);
                     }
@@ -99,7 +97,8 @@ public final class WordCountApp {
         return p;
     }
 
-    static ReadOnlyKeyValueStore<String, Long> store(KafkaStreams streams, Duration timeout) throws InterruptedException {
+    static ReadOnlyKeyValueStore<String, Long> store(KafkaStreams streams, Duration timeout)
+            throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             try {
@@ -119,10 +118,12 @@ public final class WordCountApp {
         String bootstrap = args[0];
         String stateDir = args[1];
         AtomicLong processed = new AtomicLong();
-        KafkaStreams streams = new KafkaStreams(topology((word, count, offset) -> {
-            long n = processed.incrementAndGet();
-            if (n % 5000 == 0) out("PROCESSED " + n);
-        }), config(bootstrap, stateDir));
+        KafkaStreams streams = new KafkaStreams(
+                topology((word, count, offset) -> {
+                    long n = processed.incrementAndGet();
+                    if (n % 5000 == 0) out("PROCESSED " + n);
+                }),
+                config(bootstrap, stateDir));
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition tp, String store, long start, long end) {
@@ -130,8 +131,7 @@ public final class WordCountApp {
             }
 
             @Override
-            public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {
-            }
+            public void onBatchRestored(TopicPartition tp, String store, long batchEnd, long n) {}
 
             @Override
             public void onRestoreEnd(TopicPartition tp, String store, long total) {

@@ -19,7 +19,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -50,8 +49,7 @@ public final class WordCountDemo {
     static final int PARTITIONS = 1; // like the tutorial: one partition, so the order is the input order
     static final PrintStream OUT = System.out;
 
-    private WordCountDemo() {
-    }
+    private WordCountDemo() {}
 
     public static void main(String[] args) throws Exception {
         long t0 = System.nanoTime();
@@ -65,8 +63,10 @@ public final class WordCountDemo {
             say("broker up at " + broker.bootstrapServers() + " (pid " + broker.pid() + "), temp dir " + tmp);
             try (Admin admin = broker.admin()) {
                 admin.createTopics(List.of(
-                        new NewTopic(WordCountApp.INPUT, PARTITIONS, (short) 1),
-                        new NewTopic(WordCountApp.OUTPUT, PARTITIONS, (short) 1))).all().get(30, TimeUnit.SECONDS);
+                                new NewTopic(WordCountApp.INPUT, PARTITIONS, (short) 1),
+                                new NewTopic(WordCountApp.OUTPUT, PARTITIONS, (short) 1)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
             }
             Map<String, Long> expected = new TreeMap<>();
             part1(broker, stateDir, expected);
@@ -93,13 +93,16 @@ public final class WordCountDemo {
 
         AtomicLong processed = new AtomicLong();
         Map<String, Long> seen = new ConcurrentHashMap<>();
-        KafkaStreams streams = new KafkaStreams(WordCountApp.topology((word, count, offset) -> {
-            long before = seen.getOrDefault(word, 0L);
-            seen.put(word, count);
-            processed.incrementAndGet();
-            say(String.format("  offset=%d key=%s: count %d -> %d (put to store, changelog, output)",
-                    offset, word, before, count));
-        }), WordCountApp.config(broker.bootstrapServers(), stateDir));
+        KafkaStreams streams = new KafkaStreams(
+                WordCountApp.topology((word, count, offset) -> {
+                    long before = seen.getOrDefault(word, 0L);
+                    seen.put(word, count);
+                    processed.incrementAndGet();
+                    say(String.format(
+                            "  offset=%d key=%s: count %d -> %d (put to store, changelog, output)",
+                            offset, word, before, count));
+                }),
+                WordCountApp.config(broker.bootstrapServers(), stateDir));
         CountDownLatch running = new CountDownLatch(1);
         streams.setStateListener((now, before) -> {
             if (now == KafkaStreams.State.RUNNING) running.countDown();
@@ -170,14 +173,18 @@ public final class WordCountDemo {
         }
         for (Map.Entry<String, Long> e : new TreeMap<>(second.restored).entrySet()) {
             TopicPartition tp = parse(e.getKey());
-            say(String.format("  %s: restored %d records, reading only the tail after the store's last commit (%s;"
+            say(String.format(
+                    "  %s: restored %d records, reading only the tail after the store's last commit (%s;"
                             + " aborted records of the killed run are skipped under read_committed)",
                     e.getKey(), e.getValue(), second.restoreRange.get(e.getKey())));
-            say(String.format("  %s: the changelog holds %d records: a wiped store (Kafka's built-in RocksDB under EOS"
-                    + " after a crash) would replay all of them", e.getKey(), changelogEnd.getOrDefault(tp, -1L)));
+            say(String.format(
+                    "  %s: the changelog holds %d records: a wiped store (Kafka's built-in RocksDB under EOS"
+                            + " after a crash) would replay all of them",
+                    e.getKey(), changelogEnd.getOrDefault(tp, -1L)));
             restored += e.getValue();
         }
-        long changelogTotal = changelogEnd.values().stream().mapToLong(Long::longValue).sum();
+        long changelogTotal =
+                changelogEnd.values().stream().mapToLong(Long::longValue).sum();
         say("  total restored " + restored + " of " + changelogTotal + " changelog records; store holds "
                 + expected.size() + " keys");
 
@@ -193,16 +200,20 @@ public final class WordCountDemo {
         }
         Map<String, Long> finalCounts = new TreeMap<>(last);
         say("");
-        say("read_committed output: " + output.size() + " records for " + total + " input events, "
-                + duplicates + " duplicates, " + gaps + " gaps");
+        say("read_committed output: " + output.size() + " records for " + total + " input events, " + duplicates
+                + " duplicates, " + gaps + " gaps");
         say("app#2 interactive query: " + iq.substring(3));
         say("tutorial words in the output topic: dibaca=" + finalCounts.get("dibaca") + ", kejadian="
                 + finalCounts.get("kejadian") + ", log=" + finalCounts.get("log")
-                + " (expected " + expected.get("dibaca") + ", " + expected.get("kejadian") + ", " + expected.get("log") + ")");
+                + " (expected " + expected.get("dibaca") + ", " + expected.get("kejadian") + ", " + expected.get("log")
+                + ")");
         check(duplicates == 0 && gaps == 0 && output.size() == total, "output is not exactly-once");
         check(finalCounts.equals(expected), "final counts differ from the expected counts");
-        check(iq.contains("dibaca=" + expected.get("dibaca") + " ") && iq.contains("kejadian=" + expected.get("kejadian") + " ")
-                && iq.contains("log=" + expected.get("log") + " ") && iq.endsWith(" keys=" + expected.size()),
+        check(
+                iq.contains("dibaca=" + expected.get("dibaca") + " ")
+                        && iq.contains("kejadian=" + expected.get("kejadian") + " ")
+                        && iq.contains("log=" + expected.get("log") + " ")
+                        && iq.endsWith(" keys=" + expected.size()),
                 "interactive query differs: " + iq);
         say("OK: all " + expected.size() + " counts correct after kill -9 + restart, state came back from the store");
     }
@@ -227,31 +238,34 @@ public final class WordCountDemo {
             Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
             Child c = new Child(name, p);
             say("started " + name + " (pid " + p.pid() + ", logs: WARN and above)");
-            Thread pump = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        say("  [" + name + "] " + l);
-                        if (l.startsWith("RESTORE-START ")) {
-                            String[] f = l.split(" ");
-                            synchronized (c) {
-                                c.restoreRange.put(f[1], "offsets " + f[5] + ".." + f[7]);
+            Thread pump = new Thread(
+                    () -> {
+                        try (BufferedReader r =
+                                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                            String l;
+                            while ((l = r.readLine()) != null) {
+                                say("  [" + name + "] " + l);
+                                if (l.startsWith("RESTORE-START ")) {
+                                    String[] f = l.split(" ");
+                                    synchronized (c) {
+                                        c.restoreRange.put(f[1], "offsets " + f[5] + ".." + f[7]);
+                                    }
+                                }
+                                if (l.startsWith("RESTORE-END ")) {
+                                    String[] f = l.split(" ");
+                                    synchronized (c) {
+                                        c.restored.put(f[1], Long.parseLong(f[2]));
+                                    }
+                                }
+                                synchronized (c) {
+                                    c.lines.add(l);
+                                    c.notifyAll();
+                                }
                             }
+                        } catch (Exception ignored) {
                         }
-                        if (l.startsWith("RESTORE-END ")) {
-                            String[] f = l.split(" ");
-                            synchronized (c) {
-                                c.restored.put(f[1], Long.parseLong(f[2]));
-                            }
-                        }
-                        synchronized (c) {
-                            c.lines.add(l);
-                            c.notifyAll();
-                        }
-                    }
-                } catch (Exception ignored) {
-                }
-            }, name + "-stdout");
+                    },
+                    name + "-stdout");
             pump.setDaemon(true);
             pump.start();
             return c;
@@ -271,7 +285,8 @@ public final class WordCountDemo {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || !process.isAlive() && from == lines.size()) {
-                    throw new IllegalStateException(name + ": expected line not seen (alive=" + process.isAlive() + ")");
+                    throw new IllegalStateException(
+                            name + ": expected line not seen (alive=" + process.isAlive() + ")");
                 }
                 wait(Math.max(1, Math.min(200, left / 1_000_000)));
             }
@@ -315,7 +330,8 @@ public final class WordCountDemo {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (out.size() < atLeast) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("only " + out.size() + " of " + atLeast + " output records committed in " + timeout);
+                    throw new IllegalStateException(
+                            "only " + out.size() + " of " + atLeast + " output records committed in " + timeout);
                 }
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
@@ -345,7 +361,8 @@ public final class WordCountDemo {
     /** On failure: the last lines of the broker's and the apps' logs (the temp dir is removed on exit). */
     static void showLogs(Path tmp) {
         try (var files = Files.list(tmp)) {
-            for (Path f : files.filter(x -> x.toString().endsWith(".log")).sorted().toList()) {
+            for (Path f :
+                    files.filter(x -> x.toString().endsWith(".log")).sorted().toList()) {
                 List<String> lines = Files.readAllLines(f);
                 say("---- last lines of " + f.getFileName() + " ----");
                 lines.subList(Math.max(0, lines.size() - 30), lines.size()).forEach(WordCountDemo::say);

@@ -36,14 +36,14 @@ public final class BatchEncoder {
      * @throws NullPointerException if a key is null
      * @throws IllegalArgumentException if the encoded batch would exceed the largest Java array
      */
-    public static <T> byte[] encodeTimestamped(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value,
-                                               ToLongFunction<T> timestamp) {
+    public static <T> byte[] encodeTimestamped(
+            Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value, ToLongFunction<T> timestamp) {
         return encode(entries, key, value, Objects.requireNonNull(timestamp, "timestamp cannot be null"));
     }
 
     /** The one encoder: {@code timestamp} null leaves the timestamps out. */
-    private static <T> byte[] encode(Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value,
-                                     ToLongFunction<T> timestamp) {
+    private static <T> byte[] encode(
+            Collection<T> entries, Function<T, byte[]> key, Function<T, byte[]> value, ToLongFunction<T> timestamp) {
         int timestampBytes = timestamp == null ? 0 : Long.BYTES;
         long size = 0;
         for (T entry : entries) {
@@ -53,7 +53,7 @@ public final class BatchEncoder {
         }
         if (size > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("write batch of " + entries.size() + " entries needs " + size
-                + " bytes, more than one JNI call can carry; split it into smaller batches");
+                    + " bytes, more than one JNI call can carry; split it into smaller batches");
         }
         ByteBuffer out = ByteBuffer.allocate((int) size);
         for (T entry : entries) {

@@ -29,10 +29,16 @@ import java.util.Set;
  */
 final class DirectorySafety {
     /** What lets a principal add or replace a file in a directory (or take the directory over). */
-    private static final Set<AclEntryPermission> WRITE = EnumSet.of(AclEntryPermission.WRITE_DATA, AclEntryPermission.APPEND_DATA,
-        AclEntryPermission.DELETE_CHILD, AclEntryPermission.WRITE_ACL, AclEntryPermission.WRITE_OWNER, AclEntryPermission.DELETE);
+    private static final Set<AclEntryPermission> WRITE = EnumSet.of(
+            AclEntryPermission.WRITE_DATA,
+            AclEntryPermission.APPEND_DATA,
+            AclEntryPermission.DELETE_CHILD,
+            AclEntryPermission.WRITE_ACL,
+            AclEntryPermission.WRITE_OWNER,
+            AclEntryPermission.DELETE);
     /** Windows principals that may write anywhere anyway. */
-    private static final Set<String> TRUSTED = Set.of("nt authority\\system", "builtin\\administrators", "creator owner");
+    private static final Set<String> TRUSTED =
+            Set.of("nt authority\\system", "builtin\\administrators", "creator owner");
 
     private DirectorySafety() {}
 
@@ -55,7 +61,7 @@ final class DirectorySafety {
         }
         if (me == null) {
             return "the user this JVM runs as cannot be looked up (user.name '" + System.getProperty("user.name")
-                + "'), so the directory's owner cannot be checked";
+                    + "'), so the directory's owner cannot be checked";
         }
         Set<String> views = dir.getFileSystem().supportedFileAttributeViews();
         if (views.contains("posix")) {
@@ -63,11 +69,12 @@ final class DirectorySafety {
             return whyUnsafe(posix.owner(), posix.permissions(), me);
         }
         if (views.contains("acl")) {
-            AclFileAttributeView acl = Files.getFileAttributeView(dir, AclFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+            AclFileAttributeView acl =
+                    Files.getFileAttributeView(dir, AclFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
             return whyUnsafe(acl.getOwner(), acl.getAcl(), me);
         }
-        return "its file system (" + describe(dir.getFileSystem()) + ") shows neither POSIX permissions nor ACLs, so who can write "
-            + "to it cannot be checked";
+        return "its file system (" + describe(dir.getFileSystem())
+                + ") shows neither POSIX permissions nor ACLs, so who can write " + "to it cannot be checked";
     }
 
     /** The POSIX rule: owned by {@code me}, not writable by its group or others. */
@@ -84,7 +91,7 @@ final class DirectorySafety {
         }
         if (!writers.isEmpty()) {
             return "it is writable by " + String.join(" and ", writers) + " (mode "
-                + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + ")";
+                    + java.nio.file.attribute.PosixFilePermissions.toString(permissions) + ")";
         }
         return null;
     }
@@ -95,12 +102,15 @@ final class DirectorySafety {
             return "it is owned by " + owner.getName() + ", not by " + me.getName() + ", the user this JVM runs as";
         }
         for (AclEntry entry : acl) {
-            if (entry.type() != AclEntryType.ALLOW || entry.permissions().stream().noneMatch(WRITE::contains)) {
+            if (entry.type() != AclEntryType.ALLOW
+                    || entry.permissions().stream().noneMatch(WRITE::contains)) {
                 continue;
             }
             UserPrincipal who = entry.principal();
-            if (who.equals(me) || who.getName().equalsIgnoreCase(me.getName()) || who.equals(owner)
-                || TRUSTED.contains(who.getName().toLowerCase(Locale.ROOT))) {
+            if (who.equals(me)
+                    || who.getName().equalsIgnoreCase(me.getName())
+                    || who.equals(owner)
+                    || TRUSTED.contains(who.getName().toLowerCase(Locale.ROOT))) {
                 continue;
             }
             return "its ACL lets " + who.getName() + " write to it";

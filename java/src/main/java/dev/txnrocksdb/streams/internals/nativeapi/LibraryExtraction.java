@@ -41,6 +41,7 @@ import java.util.Properties;
 final class LibraryExtraction {
     /** What {@link #mismatch} says when no file is there. */
     private static final String ABSENT = "absent";
+
     private final LoaderHost host;
     /** The private directory this extraction fell back to, if it did. */
     private Path privateDirectory;
@@ -67,28 +68,29 @@ final class LibraryExtraction {
             try (InputStream in = host.resource(resource)) {
                 if (in == null) {
                     throw new Failure("txn-rocksdb has no native library for platform " + platform
-                        + ": the jar has no resource " + resource + "; ");
+                            + ": the jar has no resource " + resource + "; ");
                 }
                 library = Digest.of(in);
             }
             String declared = declaredSha256(platform);
             if (declared != null && !declared.equalsIgnoreCase(library.sha256)) {
                 throw new Failure("txn-rocksdb: the jar's native library " + resource + " does not match the SHA-256 "
-                    + "that " + NativePlatform.libraryPropertiesPath(platform) + " declares (" + declared
-                    + "; the library's is " + library.sha256 + "): the jar is damaged or was put together from "
-                    + "mismatched files; build or download it again. ");
+                        + "that " + NativePlatform.libraryPropertiesPath(platform) + " declares (" + declared
+                        + "; the library's is " + library.sha256 + "): the jar is damaged or was put together from "
+                        + "mismatched files; build or download it again. ");
             }
             dir = extractionDirectory();
             int dot = fileName.lastIndexOf('.');
             Path target = dir.resolve(fileName.substring(0, dot) + "-" + host.jarVersion() + "-"
-                + library.sha256.substring(0, 16) + fileName.substring(dot)).toAbsolutePath();
+                            + library.sha256.substring(0, 16) + fileName.substring(dot))
+                    .toAbsolutePath();
             String mismatch = mismatch(target, library);
             if (mismatch == null) {
                 return target; // another JVM (or an earlier run) extracted this very library
             }
             if (!mismatch.equals(ABSENT)) {
                 host.warn("txn-rocksdb: replacing " + target + ", which is not the jar's native library " + resource
-                    + " (" + mismatch + "); it is never loaded");
+                        + " (" + mismatch + "); it is never loaded");
             }
             Path temp = Files.createTempFile(dir, "." + fileName + "-", ".tmp");
             try {
@@ -119,9 +121,10 @@ final class LibraryExtraction {
         } catch (IOException | UncheckedIOException e) {
             Path where = dir != null ? dir : host.overrideDir() != null ? host.overrideDir() : host.defaultExtractDir();
             throw new Failure("txn-rocksdb cannot extract its native library " + resource + " for platform " + platform
-                + " to " + where.toAbsolutePath() + " (" + e + "). If that directory is read-only (as /tmp can be in "
-                + "containers), point " + LoaderHost.overrideSettingNames() + " at a writable directory code may "
-                + "be loaded from; ");
+                    + " to " + where.toAbsolutePath() + " (" + e
+                    + "). If that directory is read-only (as /tmp can be in "
+                    + "containers), point " + LoaderHost.overrideSettingNames() + " at a writable directory code may "
+                    + "be loaded from; ");
         }
     }
 
@@ -142,8 +145,8 @@ final class LibraryExtraction {
         Path dir = host.defaultExtractDir();
         try {
             if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-                Files.createDirectory(dir,
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectory(
+                        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             } else {
                 Files.createDirectory(dir);
             }
@@ -157,8 +160,9 @@ final class LibraryExtraction {
         Path own = host.createPrivateDirectory();
         privateDirectory = own;
         host.warn("txn-rocksdb: not extracting its native library to " + dir.toAbsolutePath() + ": " + unsafe
-            + ". This JVM uses the private directory " + own + " instead (removed at exit); to choose the directory, "
-            + "set " + LoaderHost.overrideSettingNames() + ".");
+                + ". This JVM uses the private directory " + own
+                + " instead (removed at exit); to choose the directory, "
+                + "set " + LoaderHost.overrideSettingNames() + ".");
         return own;
     }
 

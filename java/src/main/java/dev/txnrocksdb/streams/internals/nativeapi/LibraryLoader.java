@@ -58,15 +58,18 @@ final class LibraryLoader {
         try {
             platform = NativePlatform.name(host.osName(), host.osArch());
         } catch (IllegalArgumentException unsupported) {
-            throw failure("txn-rocksdb has no native library for os.name='" + host.osName() + "', os.arch='"
-                + host.osArch() + "' (" + unsupported.getMessage() + "); " + lookedFor(null, fileName),
-                notOnLibraryPath);
+            throw failure(
+                    "txn-rocksdb has no native library for os.name='" + host.osName() + "', os.arch='" + host.osArch()
+                            + "' (" + unsupported.getMessage() + "); " + lookedFor(null, fileName),
+                    notOnLibraryPath);
         }
         String resource = NativePlatform.resourcePath(platform);
         if (platform.startsWith("linux-") && host.musl()) {
-            throw failure("txn-rocksdb does not support musl libc (e.g. Alpine Linux): its native library " + resource
-                + " is built for glibc. Run on a glibc distribution (Debian, Ubuntu, RHEL, ...); "
-                + lookedFor(null, fileName), notOnLibraryPath);
+            throw failure(
+                    "txn-rocksdb does not support musl libc (e.g. Alpine Linux): its native library " + resource
+                            + " is built for glibc. Run on a glibc distribution (Debian, Ubuntu, RHEL, ...); "
+                            + lookedFor(null, fileName),
+                    notOnLibraryPath);
         }
         Path extracted;
         try {
@@ -77,11 +80,16 @@ final class LibraryLoader {
         try {
             host.loadFile(extracted);
         } catch (UnsatisfiedLinkError e) {
-            throw failure("txn-rocksdb extracted its native library " + resource + " to " + extracted
-                + " (verified against its SHA-256), but the JVM cannot load it from there: " + e.getMessage()
-                + ". If " + extracted.getParent() + " is on a file system mounted noexec (as /tmp often is in "
-                + "containers), point " + LoaderHost.overrideSettingNames() + " at a directory code may be loaded "
-                + "from.", e);
+            throw failure(
+                    "txn-rocksdb extracted its native library " + resource + " to " + extracted
+                            + " (verified against its SHA-256), but the JVM cannot load it from there: "
+                            + e.getMessage()
+                            + ". If " + extracted.getParent()
+                            + " is on a file system mounted noexec (as /tmp often is in "
+                            + "containers), point " + LoaderHost.overrideSettingNames()
+                            + " at a directory code may be loaded "
+                            + "from.",
+                    e);
         }
         String what = extracted + " (extracted from the jar's " + resource + ")";
         LibraryVersion.check(host, what);
@@ -95,20 +103,20 @@ final class LibraryLoader {
      */
     private String lookedFor(String platform, String fileName) {
         String override = host.overrideDir() == null
-            ? "no override directory is set (system property " + LoaderHost.DIR_PROPERTY
-                + " or environment variable " + LoaderHost.DIR_ENV + ")"
-            : "the override directory " + host.overrideDir().toAbsolutePath() + " (" + host.overrideSource()
-                + ") holds no " + fileName;
+                ? "no override directory is set (system property " + LoaderHost.DIR_PROPERTY
+                        + " or environment variable " + LoaderHost.DIR_ENV + ")"
+                : "the override directory " + host.overrideDir().toAbsolutePath() + " (" + host.overrideSource()
+                        + ") holds no " + fileName;
         String releasePlatforms = String.join(", ", NativePlatform.RELEASE_PLATFORMS);
         return override + ", and java.library.path (" + System.getProperty("java.library.path") + ") holds no "
-            + fileName + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory "
-            + "named by " + LoaderHost.DIR_PROPERTY + " or " + LoaderHost.DIR_ENV
-            + (platform == null
-                ? ". txn-rocksdb's release jar carries libraries for " + releasePlatforms + " only."
-                : ", or use txn-rocksdb's release jar: it carries libraries for " + releasePlatforms
-                    + " (a jar built by mvn install carries only its build machine's). scripts/build-native.sh "
-                    + "--platform=" + platform + " DIR builds this one on a " + platform + " machine, or "
-                    + "cross-builds it on a linux-x86_64 Debian machine.");
+                + fileName + ". To use a library built for this machine (README, \"Platforms\"), put it in a directory "
+                + "named by " + LoaderHost.DIR_PROPERTY + " or " + LoaderHost.DIR_ENV
+                + (platform == null
+                        ? ". txn-rocksdb's release jar carries libraries for " + releasePlatforms + " only."
+                        : ", or use txn-rocksdb's release jar: it carries libraries for " + releasePlatforms
+                                + " (a jar built by mvn install carries only its build machine's). scripts/build-native.sh "
+                                + "--platform=" + platform + " DIR builds this one on a " + platform + " machine, or "
+                                + "cross-builds it on a linux-x86_64 Debian machine.");
     }
 
     private static UnsatisfiedLinkError failure(String message, UnsatisfiedLinkError notOnLibraryPath) {

@@ -20,8 +20,8 @@ final class LibraryVersion {
     /** The native version a jar version needs: the Maven version without {@code -SNAPSHOT}. */
     static String nativeVersionFor(String jarVersion) {
         return jarVersion.endsWith("-SNAPSHOT")
-            ? jarVersion.substring(0, jarVersion.length() - "-SNAPSHOT".length())
-            : jarVersion;
+                ? jarVersion.substring(0, jarVersion.length() - "-SNAPSHOT".length())
+                : jarVersion;
     }
 
     /**
@@ -40,8 +40,8 @@ final class LibraryVersion {
         }
         if (!expected.equals(actual)) {
             throw new StaleLibraryError("txn-rocksdb: the native library loaded from " + what + " is version " + actual
-                + ", but this jar (txn-rocksdb-streams " + host.jarVersion() + ") needs version " + expected
-                + ". Remove the stale library, or replace it with a build of this version.");
+                    + ", but this jar (txn-rocksdb-streams " + host.jarVersion() + ") needs version " + expected
+                    + ". Remove the stale library, or replace it with a build of this version.");
         }
     }
 
@@ -50,8 +50,8 @@ final class LibraryVersion {
         Properties properties = new Properties();
         try (InputStream in = LibraryVersion.class.getResourceAsStream(JAR_PROPERTIES)) {
             if (in == null) {
-                throw new UnsatisfiedLinkError("txn-rocksdb: the jar lacks " + JAR_PROPERTIES
-                    + " (built without its resources?)");
+                throw new UnsatisfiedLinkError(
+                        "txn-rocksdb: the jar lacks " + JAR_PROPERTIES + " (built without its resources?)");
             }
             properties.load(in);
         } catch (IOException e) {
@@ -60,7 +60,7 @@ final class LibraryVersion {
         String version = properties.getProperty("version", "");
         if (version.isEmpty() || version.contains("${")) {
             throw new UnsatisfiedLinkError("txn-rocksdb: " + JAR_PROPERTIES
-                + " has no version (the build did not filter it): '" + version + "'");
+                    + " has no version (the build did not filter it): '" + version + "'");
         }
         return version;
     }

@@ -57,12 +57,14 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
     private final long iterator;
     /** Guards the native iterator: a fetch and a free never overlap. Taken after the store lock. */
     private final Object nativeLock = new Object();
+
     private boolean nativeOpen = true;
 
     private volatile boolean closed;
     private volatile boolean closedByStore;
     /** The chunks' buffer, reused (the entries are copied out of it before the next fetch). */
     private byte[] buffer;
+
     private ByteBuffer chunk;
     private boolean exhausted;
     private KeyValue<Bytes, byte[]> next;
@@ -189,16 +191,19 @@ public final class NativeIterator implements KeyValueIterator<Bytes, byte[]> {
             chunk.get(value);
             return KeyValue.pair(Bytes.wrap(key), value);
         } catch (BufferUnderflowException | NegativeArraySizeException e) {
-            throw new ProcessorStateException("malformed iterator chunk from the native store " + owner.storeName()
-                + " (" + chunk.capacity() + " bytes)", e);
+            throw new ProcessorStateException(
+                    "malformed iterator chunk from the native store " + owner.storeName() + " (" + chunk.capacity()
+                            + " bytes)",
+                    e);
         }
     }
 
     private void ensureOpen() {
         if (closed) {
-            throw new InvalidStateStoreException(closedByStore
-                ? "Iterator over store " + owner.storeName() + " has closed because the store was closed"
-                : "Iterator over store " + owner.storeName() + " has closed");
+            throw new InvalidStateStoreException(
+                    closedByStore
+                            ? "Iterator over store " + owner.storeName() + " has closed because the store was closed"
+                            : "Iterator over store " + owner.storeName() + " has closed");
         }
     }
 

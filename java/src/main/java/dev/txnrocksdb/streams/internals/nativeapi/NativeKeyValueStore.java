@@ -111,8 +111,8 @@ public final class NativeKeyValueStore extends NativeStore {
      *
      * @throws InvalidStateStoreException if the store is closed
      */
-    public NativeIterator newIterator(byte[] from, byte[] to, boolean toInclusive, boolean reverse,
-                                      boolean committedOnly) {
+    public NativeIterator newIterator(
+            byte[] from, byte[] to, boolean toInclusive, boolean reverse, boolean committedOnly) {
         long h = acquire();
         try {
             return track(newIterator(h, from, to, toInclusive, reverse, committedOnly));
@@ -140,6 +140,6 @@ public final class NativeKeyValueStore extends NativeStore {
 
     private static native byte[] delete(long handle, byte[] key);
 
-    private static native long newIterator(long handle, byte[] from, byte[] to, boolean toInclusive, boolean reverse,
-                                           boolean committedOnly);
+    private static native long newIterator(
+            long handle, byte[] from, byte[] to, boolean toInclusive, boolean reverse, boolean committedOnly);
 }

@@ -24,7 +24,7 @@ final class NativePlatform {
      * library of the machine that built it.
      */
     static final List<String> RELEASE_PLATFORMS =
-        List.of("linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64", "windows-x86_64");
+            List.of("linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64", "windows-x86_64");
 
     private NativePlatform() {}
 

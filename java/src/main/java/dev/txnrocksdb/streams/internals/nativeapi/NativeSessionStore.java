@@ -33,8 +33,8 @@ public final class NativeSessionStore extends NativeStore {
      *     {@code segmentIntervalMs} is not positive
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
      */
-    public static NativeSessionStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
-                                          long segmentIntervalMs) {
+    public static NativeSessionStore open(
+            String storeName, Path dir, OpenOptions options, long retentionMs, long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.encode(), retentionMs, segmentIntervalMs);
         return new NativeSessionStore(storeName, handle);
     }
@@ -92,12 +92,17 @@ public final class NativeSessionStore extends NativeStore {
      *
      * @throws InvalidStateStoreException if the store is closed
      */
-    public NativeIterator newIterator(byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime,
-                                      long latestSessionStartTime, boolean reverse, boolean committedOnly) {
+    public NativeIterator newIterator(
+            byte[] keyFrom,
+            byte[] keyTo,
+            long earliestSessionEndTime,
+            long latestSessionStartTime,
+            boolean reverse,
+            boolean committedOnly) {
         long h = acquire();
         try {
-            return track(newIterator(h, keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, reverse,
-                committedOnly));
+            return track(newIterator(
+                    h, keyFrom, keyTo, earliestSessionEndTime, latestSessionStartTime, reverse, committedOnly));
         } finally {
             release();
         }
@@ -135,9 +140,15 @@ public final class NativeSessionStore extends NativeStore {
 
     private static native byte[] fetchSession(long handle, byte[] key, long start, long end, boolean committedOnly);
 
-    private static native long newIterator(long handle, byte[] keyFrom, byte[] keyTo, long earliestSessionEndTime,
-                                           long latestSessionStartTime, boolean reverse, boolean committedOnly);
+    private static native long newIterator(
+            long handle,
+            byte[] keyFrom,
+            byte[] keyTo,
+            long earliestSessionEndTime,
+            long latestSessionStartTime,
+            boolean reverse,
+            boolean committedOnly);
 
-    private static native long newTimeRangeIterator(long handle, long earliestEnd, long latestEnd,
-                                                    boolean committedOnly);
+    private static native long newTimeRangeIterator(
+            long handle, long earliestEnd, long latestEnd, boolean committedOnly);
 }

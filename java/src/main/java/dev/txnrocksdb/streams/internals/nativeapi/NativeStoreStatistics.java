@@ -37,6 +37,5 @@ public final class NativeStoreStatistics {
 
     private static native long[] read(long handle);
 
-
     private static native String names();
 }

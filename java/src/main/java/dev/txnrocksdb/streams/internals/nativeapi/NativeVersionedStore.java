@@ -31,8 +31,8 @@ public final class NativeVersionedStore extends NativeStore {
      * @param segmentIntervalMs the width of a segment of history
      * @throws IllegalArgumentException for a negative retention or a non-positive interval
      */
-    public static NativeVersionedStore open(String storeName, Path dir, OpenOptions options, long historyRetentionMs,
-                                            long segmentIntervalMs) {
+    public static NativeVersionedStore open(
+            String storeName, Path dir, OpenOptions options, long historyRetentionMs, long segmentIntervalMs) {
         long handle = open(nativePath(dir), options.encode(), historyRetentionMs, segmentIntervalMs);
         return new NativeVersionedStore(storeName, handle);
     }
@@ -125,8 +125,8 @@ public final class NativeVersionedStore extends NativeStore {
      *
      * @throws InvalidStateStoreException if the store is closed
      */
-    public List<VersionedRecord<byte[]>> versions(byte[] key, long from, long to, boolean ascending,
-                                                  boolean committedOnly) {
+    public List<VersionedRecord<byte[]>> versions(
+            byte[] key, long from, long to, boolean ascending, boolean committedOnly) {
         byte[] encoded;
         long h = acquire();
         try {
@@ -140,7 +140,8 @@ public final class NativeVersionedStore extends NativeStore {
     /** Each record's timestamp travels with it: it is the version's validFrom. */
     @Override
     byte[] encodeRestoreBatch(Collection<ConsumerRecord<byte[], byte[]>> records) {
-        return BatchEncoder.encodeTimestamped(records, ConsumerRecord::key, ConsumerRecord::value, ConsumerRecord::timestamp);
+        return BatchEncoder.encodeTimestamped(
+                records, ConsumerRecord::key, ConsumerRecord::value, ConsumerRecord::timestamp);
     }
 
     private static VersionedRecord<byte[]> single(byte[] encoded) {
@@ -160,7 +161,10 @@ public final class NativeVersionedStore extends NativeStore {
             long validTo = in.getLong();
             byte[] value = new byte[in.getInt()];
             in.get(value);
-            records.add(bounded ? new VersionedRecord<>(value, validFrom, validTo) : new VersionedRecord<>(value, validFrom));
+            records.add(
+                    bounded
+                            ? new VersionedRecord<>(value, validFrom, validTo)
+                            : new VersionedRecord<>(value, validFrom));
         }
         return records;
     }
@@ -182,6 +186,6 @@ public final class NativeVersionedStore extends NativeStore {
 
     private static native byte[] getAsOf(long handle, byte[] key, long asOf, boolean committedOnly);
 
-    private static native byte[] versions(long handle, byte[] key, long from, long to, boolean ascending,
-                                          boolean committedOnly);
+    private static native byte[] versions(
+            long handle, byte[] key, long from, long to, boolean ascending, boolean committedOnly);
 }

@@ -46,9 +46,15 @@ public final class NativeWindowStore extends NativeStore {
      *     {@code segmentIntervalMs} is not positive
      * @throws org.apache.kafka.streams.errors.ProcessorStateException if RocksDB cannot open the store
      */
-    public static NativeWindowStore open(String storeName, Path dir, OpenOptions options, long retentionMs,
-                                         long segmentIntervalMs, RetentionEdge edge) {
-        long handle = open(nativePath(dir), options.encode(), retentionMs, segmentIntervalMs, edge == RetentionEdge.INCLUDED);
+    public static NativeWindowStore open(
+            String storeName,
+            Path dir,
+            OpenOptions options,
+            long retentionMs,
+            long segmentIntervalMs,
+            RetentionEdge edge) {
+        long handle =
+                open(nativePath(dir), options.encode(), retentionMs, segmentIntervalMs, edge == RetentionEdge.INCLUDED);
         return new NativeWindowStore(storeName, handle);
     }
 
@@ -91,8 +97,8 @@ public final class NativeWindowStore extends NativeStore {
      *
      * @throws InvalidStateStoreException if the store is closed
      */
-    public NativeIterator newIterator(byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean reverse,
-                                      boolean committedOnly) {
+    public NativeIterator newIterator(
+            byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo, boolean reverse, boolean committedOnly) {
         long h = acquire();
         try {
             return track(newIterator(h, keyFrom, keyTo, timeFrom, timeTo, reverse, committedOnly));
@@ -122,15 +128,21 @@ public final class NativeWindowStore extends NativeStore {
      * @throws IllegalArgumentException for a null argument, a malformed options record (naming what
      *     was wrong: an unknown code, a truncated record) or a negative spill size
      */
-    private static native long open(String path, byte[] options, long retentionMs, long segmentIntervalMs,
-                                    boolean retentionEdgeIncluded);
+    private static native long open(
+            String path, byte[] options, long retentionMs, long segmentIntervalMs, boolean retentionEdgeIncluded);
 
     private static native boolean put(long handle, byte[] key, long windowStart, int seq, byte[] value);
 
     private static native byte[] fetch(long handle, byte[] key, long windowStart, int seq, boolean committedOnly);
 
-    private static native long newIterator(long handle, byte[] keyFrom, byte[] keyTo, long timeFrom, long timeTo,
-                                           boolean reverse, boolean committedOnly);
+    private static native long newIterator(
+            long handle,
+            byte[] keyFrom,
+            byte[] keyTo,
+            long timeFrom,
+            long timeTo,
+            boolean reverse,
+            boolean committedOnly);
 
     private static native long streamTime(long handle);
 }

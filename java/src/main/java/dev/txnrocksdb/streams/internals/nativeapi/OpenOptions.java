@@ -107,7 +107,8 @@ public final class OpenOptions {
     byte[] encode() {
         byte[] every = rocksDBOptions.getBytes(StandardCharsets.UTF_8);
         byte[] own = storeRocksDBOptions.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out = ByteBuffer.allocate(7 + Long.BYTES + Integer.BYTES + every.length + Integer.BYTES + own.length);
+        ByteBuffer out =
+                ByteBuffer.allocate(7 + Long.BYTES + Integer.BYTES + every.length + Integer.BYTES + own.length);
         out.put(VERSION).put(flag(transactional)).put(flag(syncCommit)).put(flag(statistics));
         out.put(code(strategy)).put(corruption.code()).put(valueFormat.code());
         out.putLong(spillBytes);
@@ -214,7 +215,8 @@ public final class OpenOptions {
     @Override
     public String toString() {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
-            + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics + ", rocksDBOptions=" + rocksDBOptions + ", storeRocksDBOptions="
-            + storeRocksDBOptions + ", spillBytes=" + spillBytes + "}";
+                + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics
+                + ", rocksDBOptions=" + rocksDBOptions + ", storeRocksDBOptions="
+                + storeRocksDBOptions + ", spillBytes=" + spillBytes + "}";
     }
 }

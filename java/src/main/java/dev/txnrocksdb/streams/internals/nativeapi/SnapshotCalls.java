@@ -60,8 +60,12 @@ public final class SnapshotCalls {
         }
 
         byte[] encode() {
-            Encoder out = new Encoder().str(uri).putLong(uploadBytesPerSecond).putLong(requestTimeoutMs)
-                .putInt(ioThreads).putInt(options.size());
+            Encoder out = new Encoder()
+                    .str(uri)
+                    .putLong(uploadBytesPerSecond)
+                    .putLong(requestTimeoutMs)
+                    .putInt(ioThreads)
+                    .putInt(options.size());
             options.forEach((key, value) -> out.str(key).str(value));
             return out.bytes();
         }
@@ -72,9 +76,11 @@ public final class SnapshotCalls {
                 return false;
             }
             LocationOptions other = (LocationOptions) o;
-            return uri.equals(other.uri) && options.equals(other.options)
-                && uploadBytesPerSecond == other.uploadBytesPerSecond && requestTimeoutMs == other.requestTimeoutMs
-                && ioThreads == other.ioThreads;
+            return uri.equals(other.uri)
+                    && options.equals(other.options)
+                    && uploadBytesPerSecond == other.uploadBytesPerSecond
+                    && requestTimeoutMs == other.requestTimeoutMs
+                    && ioThreads == other.ioThreads;
         }
 
         @Override
@@ -86,7 +92,8 @@ public final class SnapshotCalls {
         @Override
         public String toString() {
             return "LocationOptions{uri=" + uri + ", options=" + options.keySet() + ", uploadBytesPerSecond="
-                + uploadBytesPerSecond + ", requestTimeoutMs=" + requestTimeoutMs + ", ioThreads=" + ioThreads + "}";
+                    + uploadBytesPerSecond + ", requestTimeoutMs=" + requestTimeoutMs + ", ioThreads=" + ioThreads
+                    + "}";
         }
 
         /** Sets {@link LocationOptions}' values. */
@@ -161,8 +168,14 @@ public final class SnapshotCalls {
          * @param patienceMs how long in all it may wait for the location to answer (time with no byte arriving)
          * @param timeoutMs how long it may take at most
          */
-        public RestoreRequest(String storeId, Path dir, TopicPartition changelog, long start, long end, long patienceMs,
-                              long timeoutMs) {
+        public RestoreRequest(
+                String storeId,
+                Path dir,
+                TopicPartition changelog,
+                long start,
+                long end,
+                long patienceMs,
+                long timeoutMs) {
             this.storeId = Objects.requireNonNull(storeId, "storeId cannot be null");
             this.dir = Objects.requireNonNull(dir, "dir cannot be null");
             this.changelog = Objects.requireNonNull(changelog, "changelog cannot be null");
@@ -173,8 +186,16 @@ public final class SnapshotCalls {
         }
 
         byte[] encode() {
-            return new Encoder().str(storeId).str(dir.toString()).str(changelog.topic()).putInt(changelog.partition())
-                .putLong(start).putLong(end).putLong(patienceMs).putLong(timeoutMs).bytes();
+            return new Encoder()
+                    .str(storeId)
+                    .str(dir.toString())
+                    .str(changelog.topic())
+                    .putInt(changelog.partition())
+                    .putLong(start)
+                    .putLong(end)
+                    .putLong(patienceMs)
+                    .putLong(timeoutMs)
+                    .bytes();
         }
     }
 
@@ -319,7 +340,7 @@ public final class SnapshotCalls {
             byte version = next(() -> in.get());
             if (version != VERSION) {
                 throw malformed("version " + version + ", expected " + VERSION
-                    + " (the Java classes and the native library differ)");
+                        + " (the Java classes and the native library differ)");
             }
         }
 

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SystemHost implements LoaderHost {
     /** The facade's logger: log settings that quiet or raise the loader's warnings name that class. */
-    private static final Logger LOG = LoggerFactory.getLogger("dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary");
+    private static final Logger LOG =
+            LoggerFactory.getLogger("dev.txnrocksdb.streams.internals.nativeapi.NativeLibrary");
 
     @Override
     public String osName() {

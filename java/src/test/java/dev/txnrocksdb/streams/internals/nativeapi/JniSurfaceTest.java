@@ -38,13 +38,23 @@ class JniSurfaceTest {
     private static final Path RUST_SOURCES = Paths.get("../rust/jni/src");
     private static final Pattern HEADER = Pattern.compile("JNIEXPORT (\\w+) JNICALL (Java_\\w+)\\s*\\(([^)]*)\\);");
     private static final Pattern RUST = Pattern.compile(
-        "pub extern \"system\" fn (Java_\\w+)(?:<'l>)?\\((.*?)\\)\\s*(?:->\\s*([\\w<>']+))?\\s*\\{", Pattern.DOTALL);
+            "pub extern \"system\" fn (Java_\\w+)(?:<'l>)?\\((.*?)\\)\\s*(?:->\\s*([\\w<>']+))?\\s*\\{",
+            Pattern.DOTALL);
     private static final Map<String, String> RUST_TO_C = Map.ofEntries(
-        Map.entry("EnvUnowned", "JNIEnv *"), Map.entry("JClass", "jclass"), Map.entry("JObject", "jobject"),
-        Map.entry("JString", "jstring"), Map.entry("JByteArray", "jbyteArray"), Map.entry("JLongArray", "jlongArray"),
-        Map.entry("JIntArray", "jintArray"), Map.entry("JObjectArray", "jobjectArray"),
-        Map.entry("jbyteArray", "jbyteArray"), Map.entry("jboolean", "jboolean"), Map.entry("jbyte", "jbyte"), Map.entry("jint", "jint"),
-        Map.entry("jlong", "jlong"), Map.entry("jdouble", "jdouble"));
+            Map.entry("EnvUnowned", "JNIEnv *"),
+            Map.entry("JClass", "jclass"),
+            Map.entry("JObject", "jobject"),
+            Map.entry("JString", "jstring"),
+            Map.entry("JByteArray", "jbyteArray"),
+            Map.entry("JLongArray", "jlongArray"),
+            Map.entry("JIntArray", "jintArray"),
+            Map.entry("JObjectArray", "jobjectArray"),
+            Map.entry("jbyteArray", "jbyteArray"),
+            Map.entry("jboolean", "jboolean"),
+            Map.entry("jbyte", "jbyte"),
+            Map.entry("jint", "jint"),
+            Map.entry("jlong", "jlong"),
+            Map.entry("jdouble", "jdouble"));
 
     @TempDir
     Path out;
@@ -52,11 +62,22 @@ class JniSurfaceTest {
     /** {@code name -> "return(param, param, ...)"} from the headers {@code javac -h} writes. */
     private Map<String, String> javaNatives() throws IOException {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        List<String> args = new ArrayList<>(List.of("-h", out.resolve("headers").toString(), "-d",
-            out.resolve("classes").toString(), "-classpath", System.getProperty("java.class.path"),
-            "-sourcepath", "src/main/java", "-proc:none", "-nowarn"));
+        List<String> args = new ArrayList<>(List.of(
+                "-h",
+                out.resolve("headers").toString(),
+                "-d",
+                out.resolve("classes").toString(),
+                "-classpath",
+                System.getProperty("java.class.path"),
+                "-sourcepath",
+                "src/main/java",
+                "-proc:none",
+                "-nowarn"));
         try (Stream<Path> files = Files.list(JAVA_SOURCES)) {
-            files.filter(p -> p.toString().endsWith(".java")).map(Path::toString).sorted().forEach(args::add);
+            files.filter(p -> p.toString().endsWith(".java"))
+                    .map(Path::toString)
+                    .sorted()
+                    .forEach(args::add);
         }
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         int status = javac.run(null, errors, errors, args.toArray(new String[0]));
@@ -66,7 +87,8 @@ class JniSurfaceTest {
             for (Path header : headers.collect(Collectors.toList())) {
                 Matcher m = HEADER.matcher(Files.readString(header));
                 while (m.find()) {
-                    String params = Stream.of(m.group(3).split(",")).map(String::trim).collect(Collectors.joining(", "));
+                    String params =
+                            Stream.of(m.group(3).split(",")).map(String::trim).collect(Collectors.joining(", "));
                     natives.put(m.group(2), m.group(1) + "(" + params + ")");
                 }
             }

@@ -1,11 +1,11 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,8 +13,14 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.AclEntry;
+import java.nio.file.attribute.AclEntryPermission;
+import java.nio.file.attribute.AclEntryType;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -23,12 +29,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import java.nio.file.FileSystems;
-import java.nio.file.attribute.AclEntry;
-import java.nio.file.attribute.AclEntryPermission;
-import java.nio.file.attribute.AclEntryType;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.attribute.UserPrincipal;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,9 +48,11 @@ class NativeLibraryTest {
 
     @Test
     void unsupportedPlatformsAreNamed() {
-        IllegalArgumentException arch = assertThrows(IllegalArgumentException.class, () -> NativeLibrary.platform("Linux", "s390x"));
+        IllegalArgumentException arch =
+                assertThrows(IllegalArgumentException.class, () -> NativeLibrary.platform("Linux", "s390x"));
         assertTrue(arch.getMessage().contains("s390x"), arch.getMessage());
-        IllegalArgumentException os = assertThrows(IllegalArgumentException.class, () -> NativeLibrary.platform("AIX", "ppc64"));
+        IllegalArgumentException os =
+                assertThrows(IllegalArgumentException.class, () -> NativeLibrary.platform("AIX", "ppc64"));
         assertTrue(os.getMessage().contains("AIX"), os.getMessage());
     }
 
@@ -68,12 +70,14 @@ class NativeLibraryTest {
     @Test
     void theBuildPackagedTheLibraryOfThisMachineAndItsVersionIsTheJars() {
         String platform = NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch"));
-        assertTrue(NativeLibrary.class.getResource(NativePlatform.resourcePath(platform)) != null,
-            "the build must put the library under " + NativePlatform.resourcePath(platform));
+        assertTrue(
+                NativeLibrary.class.getResource(NativePlatform.resourcePath(platform)) != null,
+                "the build must put the library under " + NativePlatform.resourcePath(platform));
         // The jar's Maven version (pom.xml) and the crate's (Cargo.toml) are one version.
         NativeLibrary.load();
-        assertEquals(LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
-            new SystemHost().nativeVersion());
+        assertEquals(
+                LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
+                new SystemHost().nativeVersion());
     }
 
     @Test
@@ -84,10 +88,10 @@ class NativeLibraryTest {
 
     @Test
     void muslIsRecognizedFromTheMemoryMap() {
-        assertTrue(NativePlatform.mapsShowMusl(List.of(
-            "7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /lib/ld-musl-x86_64.so.1")));
-        assertFalse(NativePlatform.mapsShowMusl(List.of(
-            "7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6")));
+        assertTrue(NativePlatform.mapsShowMusl(
+                List.of("7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /lib/ld-musl-x86_64.so.1")));
+        assertFalse(NativePlatform.mapsShowMusl(
+                List.of("7f0c4a1e5000-7f0c4a1fa000 r-xp 00000000 08:01 1234 /usr/lib/x86_64-linux-gnu/libc.so.6")));
         assertFalse(new SystemHost().musl(), "this test machine runs glibc");
     }
 
@@ -96,9 +100,16 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.musl = true;
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb does not support musl libc (e.g. Alpine Linux)"), e.getMessage());
-        assertTrue(e.getMessage().contains("/native/linux-x86_64/libtxn_rocksdb_jni.so is built for glibc"), e.getMessage());
-        assertTrue(e.getMessage().contains(NativeLibrary.DIR_PROPERTY) && e.getMessage().contains(NativeLibrary.DIR_ENV), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("txn-rocksdb does not support musl libc (e.g. Alpine Linux)"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage().contains("/native/linux-x86_64/libtxn_rocksdb_jni.so is built for glibc"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage().contains(NativeLibrary.DIR_PROPERTY)
+                        && e.getMessage().contains(NativeLibrary.DIR_ENV),
+                e.getMessage());
         assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
     }
 
@@ -107,12 +118,23 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.osArch = "aarch64";
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb has no native library for platform linux-aarch64: the jar has no resource "
-            + "/native/linux-aarch64/libtxn_rocksdb_jni.so"), e.getMessage());
-        assertTrue(e.getMessage().contains("no override directory is set (system property txn.rocksdb.native.dir or environment "
-            + "variable TXN_ROCKSDB_NATIVE_DIR)"), e.getMessage());
-        assertTrue(e.getMessage().contains("use txn-rocksdb's release jar: it carries libraries for linux-x86_64, linux-aarch64, "
-            + "darwin-aarch64, darwin-x86_64, windows-x86_64"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "txn-rocksdb has no native library for platform linux-aarch64: the jar has no resource "
+                                        + "/native/linux-aarch64/libtxn_rocksdb_jni.so"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("no override directory is set (system property txn.rocksdb.native.dir or environment "
+                                + "variable TXN_ROCKSDB_NATIVE_DIR)"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "use txn-rocksdb's release jar: it carries libraries for linux-x86_64, linux-aarch64, "
+                                        + "darwin-aarch64, darwin-x86_64, windows-x86_64"),
+                e.getMessage());
         assertTrue(e.getMessage().contains("scripts/build-native.sh --platform=linux-aarch64 DIR"), e.getMessage());
     }
 
@@ -121,10 +143,16 @@ class NativeLibraryTest {
         FakeHost host = new FakeHost();
         host.osArch = "s390x";
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb has no native library for os.name='Linux', os.arch='s390x' "
-            + "(unsupported architecture 's390x')"), e.getMessage());
-        assertTrue(e.getMessage().endsWith("txn-rocksdb's release jar carries libraries for linux-x86_64, linux-aarch64, "
-            + "darwin-aarch64, darwin-x86_64, windows-x86_64 only."), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith("txn-rocksdb has no native library for os.name='Linux', os.arch='s390x' "
+                                + "(unsupported architecture 's390x')"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .endsWith("txn-rocksdb's release jar carries libraries for linux-x86_64, linux-aarch64, "
+                                + "darwin-aarch64, darwin-x86_64, windows-x86_64 only."),
+                e.getMessage());
     }
 
     @Test
@@ -134,10 +162,17 @@ class NativeLibraryTest {
         host.overrideDir = notADirectory;
         host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
-            + "for platform linux-x86_64 to " + notADirectory), e.getMessage());
-        assertTrue(e.getMessage().contains("the override directory " + notADirectory + " (system property txn.rocksdb.native.dir) holds no "
-            + "libtxn_rocksdb_jni.so"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
+                                        + "for platform linux-x86_64 to " + notADirectory),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains("the override directory " + notADirectory
+                                + " (system property txn.rocksdb.native.dir) holds no " + "libtxn_rocksdb_jni.so"),
+                e.getMessage());
         assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
     }
 
@@ -148,10 +183,16 @@ class NativeLibraryTest {
         host.nativeVersion = "0.0.9";
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
         assertInstanceOf(LibraryVersion.StaleLibraryError.class, e);
-        assertTrue(e.getMessage().startsWith("txn-rocksdb: the native library loaded from 'libtxn_rocksdb_jni.so' on java.library.path"),
-            e.getMessage());
-        assertTrue(e.getMessage().contains("is version 0.0.9, but this jar (txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0"),
-            e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "txn-rocksdb: the native library loaded from 'libtxn_rocksdb_jni.so' on java.library.path"),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "is version 0.0.9, but this jar (txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0"),
+                e.getMessage());
         assertTrue(host.loadedFiles.isEmpty(), "no fallback to the jar's library after a stale one was loaded");
     }
 
@@ -164,16 +205,19 @@ class NativeLibraryTest {
         host.onLibraryPath = true;
         host.nativeVersion = null; // a library from before the version check: no nativeVersion function
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertEquals("txn-rocksdb: the native library loaded from " + own + " (the override directory, environment variable "
-            + "TXN_ROCKSDB_NATIVE_DIR) is version older than 0.1.0 (it has no nativeVersion function), but this jar "
-            + "(txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0. Remove the stale library, or replace it with a build of "
-            + "this version.", e.getMessage());
+        assertEquals(
+                "txn-rocksdb: the native library loaded from " + own + " (the override directory, environment variable "
+                        + "TXN_ROCKSDB_NATIVE_DIR) is version older than 0.1.0 (it has no nativeVersion function), but this jar "
+                        + "(txn-rocksdb-streams 0.1.0-SNAPSHOT) needs version 0.1.0. Remove the stale library, or replace it with a build of "
+                        + "this version.",
+                e.getMessage());
         assertEquals(List.of(own), host.loadedFiles, "the override directory's library comes first");
     }
 
     @Test
     void aLibraryOfTheRightVersionInTheOverrideDirectoryIsUsedAsIs() throws IOException {
-        Path own = Files.writeString(tmp.resolve(System.mapLibraryName(NativeLibrary.LIBRARY_NAME)), "a build for this machine");
+        Path own = Files.writeString(
+                tmp.resolve(System.mapLibraryName(NativeLibrary.LIBRARY_NAME)), "a build for this machine");
         FakeHost host = new FakeHost();
         host.overrideDir = tmp;
         host.overrideSource = "system property " + NativeLibrary.DIR_PROPERTY;
@@ -189,7 +233,9 @@ class NativeLibraryTest {
         new LibraryLoader(first).load();
         Path extracted = first.loadedFiles.get(0);
         assertEquals(first.defaultExtractDir, extracted.getParent());
-        assertTrue(extracted.getFileName().toString().matches("libtxn_rocksdb_jni-0\\.1\\.0-SNAPSHOT-[0-9a-f]{16}\\.so"), extracted.toString());
+        assertTrue(
+                extracted.getFileName().toString().matches("libtxn_rocksdb_jni-0\\.1\\.0-SNAPSHOT-[0-9a-f]{16}\\.so"),
+                extracted.toString());
         assertEquals(FakeHost.LIBRARY, Files.readString(extracted));
         long modified = Files.getLastModifiedTime(extracted).toMillis();
 
@@ -222,9 +268,14 @@ class NativeLibraryTest {
         host.defaultExtractDir = tmp.resolve("extract");
         host.libraryProperties = "sha256=" + sha256Hex("another library") + "\n";
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb: the jar's native library /native/linux-x86_64/libtxn_rocksdb_jni.so does not "
-            + "match the SHA-256 that /native/linux-x86_64/library.properties declares (" + sha256Hex("another library")
-            + "; the library's is " + sha256Hex(FakeHost.LIBRARY) + ")"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "txn-rocksdb: the jar's native library /native/linux-x86_64/libtxn_rocksdb_jni.so does not "
+                                        + "match the SHA-256 that /native/linux-x86_64/library.properties declares ("
+                                        + sha256Hex("another library")
+                                        + "; the library's is " + sha256Hex(FakeHost.LIBRARY) + ")"),
+                e.getMessage());
         assertTrue(host.loadedFiles.isEmpty(), "nothing loaded");
         assertFalse(Files.exists(host.defaultExtractDir), "nothing extracted");
     }
@@ -244,8 +295,9 @@ class NativeLibraryTest {
         assertEquals(platform, properties.getProperty("platform"));
         assertEquals(sha256Hex(library), properties.getProperty("sha256"));
         assertEquals(Integer.toString(library.length), properties.getProperty("bytes"));
-        assertEquals(LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
-            properties.getProperty("version"));
+        assertEquals(
+                LibraryVersion.nativeVersionFor(LibraryVersion.jarVersionFromResource()),
+                properties.getProperty("version"));
     }
 
     private static String sha256Hex(String s) throws Exception {
@@ -291,7 +343,8 @@ class NativeLibraryTest {
 
     /** The versioned name the jar's (fake) library is extracted under. */
     private static Path versionedName(Path dir) throws Exception {
-        return dir.resolve("libtxn_rocksdb_jni-0.1.0-SNAPSHOT-" + sha256Hex(FakeHost.LIBRARY).substring(0, 16) + ".so");
+        return dir.resolve("libtxn_rocksdb_jni-0.1.0-SNAPSHOT-"
+                + sha256Hex(FakeHost.LIBRARY).substring(0, 16) + ".so");
     }
 
     /** A file of the library's exact size, all zeros: what someone planting a library would leave. */
@@ -325,18 +378,29 @@ class NativeLibraryTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"rwxrwxrwx, its group and every user", "rwxrwx---, its group", "rwx-w--w-, its group and every user",
-        "rwx---rwx, every user"})
+    @CsvSource({
+        "rwxrwxrwx, its group and every user",
+        "rwxrwx---, its group",
+        "rwx-w--w-, its group and every user",
+        "rwx---rwx, every user"
+    })
     void aDefaultDirectoryOthersCanWriteToIsNeverUsed(String mode, String writers) throws Exception {
         Path shared = directory(tmp.resolve("txn-rocksdb-user"), mode);
         Path planted = plant(versionedName(shared));
         FakeHost host = hostExtractingTo(shared);
         new LibraryLoader(host).load();
         assertLoadedPrivately(host, shared);
-        assertArrayEquals(new byte[FakeHost.LIBRARY.length()], Files.readAllBytes(planted), "someone else's directory is left alone");
+        assertArrayEquals(
+                new byte[FakeHost.LIBRARY.length()],
+                Files.readAllBytes(planted),
+                "someone else's directory is left alone");
         assertEquals(1, host.warnings.size(), host.warnings.toString());
-        assertTrue(host.warnings.get(0).startsWith("txn-rocksdb: not extracting its native library to " + shared + ": it is writable by "
-            + writers + " (mode " + mode + ")"), host.warnings.get(0));
+        assertTrue(
+                host.warnings
+                        .get(0)
+                        .startsWith("txn-rocksdb: not extracting its native library to " + shared
+                                + ": it is writable by " + writers + " (mode " + mode + ")"),
+                host.warnings.get(0));
         assertTrue(host.warnings.get(0).contains(NativeLibrary.DIR_PROPERTY), host.warnings.get(0));
     }
 
@@ -346,11 +410,16 @@ class NativeLibraryTest {
         plant(versionedName(shared));
         FakeHost host = hostExtractingTo(shared);
         // The directory is this test's user's; the JVM loading the library runs as another user.
-        host.currentUser = FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+        host.currentUser =
+                FileSystems.getDefault().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
         new LibraryLoader(host).load();
         assertLoadedPrivately(host, shared);
-        assertTrue(host.warnings.get(0).contains(": it is owned by " + thisUser().getName() + ", not by nobody, the user this JVM runs as"),
-            host.warnings.get(0));
+        assertTrue(
+                host.warnings
+                        .get(0)
+                        .contains(": it is owned by " + thisUser().getName()
+                                + ", not by nobody, the user this JVM runs as"),
+                host.warnings.get(0));
     }
 
     @Test
@@ -361,8 +430,9 @@ class NativeLibraryTest {
         FakeHost host = hostExtractingTo(link);
         new LibraryLoader(host).load();
         assertLoadedPrivately(host, elsewhere);
-        assertTrue(host.warnings.get(0).contains(": it is a symbolic link (to " + elsewhere + "), which is not followed"),
-            host.warnings.get(0));
+        assertTrue(
+                host.warnings.get(0).contains(": it is a symbolic link (to " + elsewhere + "), which is not followed"),
+                host.warnings.get(0));
     }
 
     @Test
@@ -387,13 +457,18 @@ class NativeLibraryTest {
         host.currentUser = null;
         new LibraryLoader(host).load();
         assertLoadedPrivately(host, dir);
-        assertTrue(host.warnings.get(0).contains("the user this JVM runs as cannot be looked up"), host.warnings.get(0));
+        assertTrue(
+                host.warnings.get(0).contains("the user this JVM runs as cannot be looked up"), host.warnings.get(0));
     }
 
     /** What sits under the library's name in a private directory, and what the loader must say when it replaces it. */
     @ParameterizedTest
-    @CsvSource({"same size other bytes, SHA-256 ", "truncated, '10 bytes, not 27'", "symbolic link, a symbolic link to ",
-        "directory, not a regular file"})
+    @CsvSource({
+        "same size other bytes, SHA-256 ",
+        "truncated, '10 bytes, not 27'",
+        "symbolic link, a symbolic link to ",
+        "directory, not a regular file"
+    })
     void aFileUnderTheLibrarysNameThatIsNotTheLibraryIsReplacedNeverLoaded(String what, String said) throws Exception {
         Path dir = directory(tmp.resolve("txn-rocksdb-user"), "rwx------");
         Path target = versionedName(dir);
@@ -427,11 +502,18 @@ class NativeLibraryTest {
             assertEquals(List.of(target), list(dir), "no temporary copies are left");
         }
         if (what.equals("symbolic link")) {
-            assertArrayEquals(new byte[FakeHost.LIBRARY.length()], Files.readAllBytes(linkedTo), "the link's target is left alone");
+            assertArrayEquals(
+                    new byte[FakeHost.LIBRARY.length()],
+                    Files.readAllBytes(linkedTo),
+                    "the link's target is left alone");
         }
         assertEquals(1, host.warnings.size(), host.warnings.toString());
-        assertTrue(host.warnings.get(0).startsWith("txn-rocksdb: replacing " + target + ", which is not the jar's native library "
-            + "/native/linux-x86_64/libtxn_rocksdb_jni.so (" + said), host.warnings.get(0));
+        assertTrue(
+                host.warnings
+                        .get(0)
+                        .startsWith("txn-rocksdb: replacing " + target + ", which is not the jar's native library "
+                                + "/native/linux-x86_64/libtxn_rocksdb_jni.so (" + said),
+                host.warnings.get(0));
     }
 
     @Test
@@ -452,11 +534,18 @@ class NativeLibraryTest {
         Path notWritable = Files.writeString(tmp.resolve("tmp-is-a-file"), "x").resolve("txn-rocksdb-user");
         FakeHost host = hostExtractingTo(notWritable);
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertTrue(e.getMessage().startsWith("txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
-            + "for platform linux-x86_64 to " + notWritable), e.getMessage());
-        assertTrue(e.getMessage().contains("If that directory is read-only (as /tmp can be in containers), point system property "
-            + "txn.rocksdb.native.dir (or environment variable TXN_ROCKSDB_NATIVE_DIR) at a writable directory code may be loaded from"),
-            e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "txn-rocksdb cannot extract its native library /native/linux-x86_64/libtxn_rocksdb_jni.so "
+                                        + "for platform linux-x86_64 to " + notWritable),
+                e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .contains(
+                                "If that directory is read-only (as /tmp can be in containers), point system property "
+                                        + "txn.rocksdb.native.dir (or environment variable TXN_ROCKSDB_NATIVE_DIR) at a writable directory code may be loaded from"),
+                e.getMessage());
     }
 
     @Test
@@ -464,11 +553,15 @@ class NativeLibraryTest {
         FakeHost host = hostExtractingTo(tmp.resolve("txn-rocksdb-user"));
         host.loadFailure = new UnsatisfiedLinkError("/tmp/x.so: failed to map segment from shared object");
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> new LibraryLoader(host).load());
-        assertEquals("txn-rocksdb extracted its native library /native/linux-x86_64/libtxn_rocksdb_jni.so to "
-            + versionedName(tmp.resolve("txn-rocksdb-user")) + " (verified against its SHA-256), but the JVM cannot load it from there: "
-            + "/tmp/x.so: failed to map segment from shared object. If " + tmp.resolve("txn-rocksdb-user") + " is on a file system "
-            + "mounted noexec (as /tmp often is in containers), point system property txn.rocksdb.native.dir (or environment variable "
-            + "TXN_ROCKSDB_NATIVE_DIR) at a directory code may be loaded from.", e.getMessage());
+        assertEquals(
+                "txn-rocksdb extracted its native library /native/linux-x86_64/libtxn_rocksdb_jni.so to "
+                        + versionedName(tmp.resolve("txn-rocksdb-user"))
+                        + " (verified against its SHA-256), but the JVM cannot load it from there: "
+                        + "/tmp/x.so: failed to map segment from shared object. If " + tmp.resolve("txn-rocksdb-user")
+                        + " is on a file system "
+                        + "mounted noexec (as /tmp often is in containers), point system property txn.rocksdb.native.dir (or environment variable "
+                        + "TXN_ROCKSDB_NATIVE_DIR) at a directory code may be loaded from.",
+                e.getMessage());
     }
 
     @Test
@@ -477,17 +570,26 @@ class NativeLibraryTest {
         AclEntry mine = allow(me, AclEntryPermission.WRITE_DATA, AclEntryPermission.READ_DATA);
         AclEntry system = allow(principal("NT AUTHORITY\\SYSTEM"), AclEntryPermission.WRITE_DATA);
         AclEntry admins = allow(principal("BUILTIN\\Administrators"), AclEntryPermission.ADD_FILE);
-        AclEntry usersRead = allow(principal("BUILTIN\\Users"), AclEntryPermission.READ_DATA, AclEntryPermission.EXECUTE);
+        AclEntry usersRead =
+                allow(principal("BUILTIN\\Users"), AclEntryPermission.READ_DATA, AclEntryPermission.EXECUTE);
         assertEquals(null, DirectorySafety.whyUnsafe(me, List.of(mine, system, admins, usersRead), me));
-        assertEquals("its ACL lets BUILTIN\\Users write to it", DirectorySafety.whyUnsafe(me,
-            List.of(mine, allow(principal("BUILTIN\\Users"), AclEntryPermission.APPEND_DATA)), me));
-        assertEquals("its ACL lets Everyone write to it", DirectorySafety.whyUnsafe(me,
-            List.of(allow(principal("Everyone"), AclEntryPermission.WRITE_DATA)), me));
-        AclEntry denyEveryone = AclEntry.newBuilder().setType(AclEntryType.DENY).setPrincipal(principal("Everyone"))
-            .setPermissions(AclEntryPermission.WRITE_DATA).build();
+        assertEquals(
+                "its ACL lets BUILTIN\\Users write to it",
+                DirectorySafety.whyUnsafe(
+                        me, List.of(mine, allow(principal("BUILTIN\\Users"), AclEntryPermission.APPEND_DATA)), me));
+        assertEquals(
+                "its ACL lets Everyone write to it",
+                DirectorySafety.whyUnsafe(
+                        me, List.of(allow(principal("Everyone"), AclEntryPermission.WRITE_DATA)), me));
+        AclEntry denyEveryone = AclEntry.newBuilder()
+                .setType(AclEntryType.DENY)
+                .setPrincipal(principal("Everyone"))
+                .setPermissions(AclEntryPermission.WRITE_DATA)
+                .build();
         assertEquals(null, DirectorySafety.whyUnsafe(me, List.of(mine, denyEveryone), me));
-        assertEquals("it is owned by HOST\\mallory, not by HOST\\alice, the user this JVM runs as",
-            DirectorySafety.whyUnsafe(principal("HOST\\mallory"), List.of(mine), me));
+        assertEquals(
+                "it is owned by HOST\\mallory, not by HOST\\alice, the user this JVM runs as",
+                DirectorySafety.whyUnsafe(principal("HOST\\mallory"), List.of(mine), me));
     }
 
     private static UserPrincipal principal(String name) {
@@ -495,7 +597,11 @@ class NativeLibraryTest {
     }
 
     private static AclEntry allow(UserPrincipal who, AclEntryPermission... permissions) {
-        return AclEntry.newBuilder().setType(AclEntryType.ALLOW).setPrincipal(who).setPermissions(permissions).build();
+        return AclEntry.newBuilder()
+                .setType(AclEntryType.ALLOW)
+                .setPrincipal(who)
+                .setPermissions(permissions)
+                .build();
     }
 
     private static UserPrincipal thisUser() {
@@ -526,6 +632,7 @@ class NativeLibraryTest {
         UserPrincipal currentUser = thisUser();
         /** Where {@link #createPrivateDirectory} makes its directories; null: the default temp dir. */
         Path privateParent;
+
         UnsatisfiedLinkError loadFailure;
         final List<Path> loadedFiles = new ArrayList<>();
         final List<String> warnings = new ArrayList<>();

@@ -38,16 +38,35 @@ class OpenOptionsTest {
     private static Map<String, OpenOptions> cases() {
         Map<String, OpenOptions> cases = new LinkedHashMap<>();
         cases.put("defaults", OpenOptions.builder().build());
-        cases.put("secondary-store", OpenOptions.builder().syncCommit(true).strategy(TransactionStrategy.SECONDARY_STORE)
-            .corruption(CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT).valueFormat(ValueFormat.TIMESTAMPED)
-            .statistics(true).rocksDBOptions("write_buffer_size=1048576", "max_write_buffer_number=3").spillBytes(0)
-            .build());
-        cases.put("write-through", OpenOptions.builder().transactional(false)
-            .corruption(CorruptionPolicy.RESTORE_FROM_CHANGELOG).valueFormat(ValueFormat.TIMESTAMPED_WITH_HEADERS)
-            .rocksDBOptions("", "caf\u00e9=1").spillBytes(-1).build());
-        cases.put("with-headers", OpenOptions.builder().strategy(TransactionStrategy.SECONDARY_STORE)
-            .valueFormat(ValueFormat.WITH_HEADERS).statistics(true).rocksDBOptions("a=1;b=2", "")
-            .spillBytes(Long.MAX_VALUE).build());
+        cases.put(
+                "secondary-store",
+                OpenOptions.builder()
+                        .syncCommit(true)
+                        .strategy(TransactionStrategy.SECONDARY_STORE)
+                        .corruption(CorruptionPolicy.OPEN_AT_LAST_CONSISTENT_COMMIT)
+                        .valueFormat(ValueFormat.TIMESTAMPED)
+                        .statistics(true)
+                        .rocksDBOptions("write_buffer_size=1048576", "max_write_buffer_number=3")
+                        .spillBytes(0)
+                        .build());
+        cases.put(
+                "write-through",
+                OpenOptions.builder()
+                        .transactional(false)
+                        .corruption(CorruptionPolicy.RESTORE_FROM_CHANGELOG)
+                        .valueFormat(ValueFormat.TIMESTAMPED_WITH_HEADERS)
+                        .rocksDBOptions("", "caf\u00e9=1")
+                        .spillBytes(-1)
+                        .build());
+        cases.put(
+                "with-headers",
+                OpenOptions.builder()
+                        .strategy(TransactionStrategy.SECONDARY_STORE)
+                        .valueFormat(ValueFormat.WITH_HEADERS)
+                        .statistics(true)
+                        .rocksDBOptions("a=1;b=2", "")
+                        .spillBytes(Long.MAX_VALUE)
+                        .build());
         return cases;
     }
 
@@ -61,7 +80,10 @@ class OpenOptionsTest {
         Map<String, OpenOptions> cases = cases();
         assertEquals(golden.keySet(), cases.keySet(), "the same records on both sides");
         for (Map.Entry<String, OpenOptions> entry : cases.entrySet()) {
-            assertEquals(golden.get(entry.getKey()), HexFormat.of().formatHex(entry.getValue().encode()), entry.getKey());
+            assertEquals(
+                    golden.get(entry.getKey()),
+                    HexFormat.of().formatHex(entry.getValue().encode()),
+                    entry.getKey());
         }
     }
 
@@ -118,11 +140,13 @@ class OpenOptionsTest {
         int i = 0;
         for (Map.Entry<byte[], String> entry : malformed.entrySet()) {
             Path storeDir = dir.resolve("store-" + i++);
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> openWith(storeDir, entry.getKey()));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> openWith(storeDir, entry.getKey()));
             assertTrue(e.getMessage().contains(entry.getValue()), e.getMessage());
             assertFalse(Files.exists(storeDir), "refused before RocksDB opens anything");
         }
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> openWith(dir.resolve("null"), null));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> openWith(dir.resolve("null"), null));
         assertTrue(e.getMessage().contains("open options must not be null"), e.getMessage());
     }
 

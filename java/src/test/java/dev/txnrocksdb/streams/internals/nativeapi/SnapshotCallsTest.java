@@ -48,28 +48,52 @@ class SnapshotCallsTest {
         Map<String, String> s3Options = new LinkedHashMap<>();
         s3Options.put("aws_endpoint", "http://127.0.0.1:9000");
         s3Options.put("aws_region", "eu=west-1");
-        SnapshotCalls.LocationOptions s3 = SnapshotCalls.LocationOptions.builder("s3://bucket/prefix").options(s3Options)
-            .build();
-        assertEquals(HexFormat.of().formatHex(golden.get("location s3")), HexFormat.of().formatHex(s3.encode()));
+        SnapshotCalls.LocationOptions s3 = SnapshotCalls.LocationOptions.builder("s3://bucket/prefix")
+                .options(s3Options)
+                .build();
+        assertEquals(
+                HexFormat.of().formatHex(golden.get("location s3")),
+                HexFormat.of().formatHex(s3.encode()));
         SnapshotCalls.LocationOptions file = SnapshotCalls.LocationOptions.builder("file:///tmp/caf\u00e9")
-            .uploadBytesPerSecond(1L << 20).requestTimeoutMs(1).ioThreads(64).build();
-        assertEquals(HexFormat.of().formatHex(golden.get("location file")), HexFormat.of().formatHex(file.encode()));
-        SnapshotCalls.RestoreRequest request = new SnapshotCalls.RestoreRequest("app/0_1/counts",
-            Paths.get("/state/app/0_1/rocksdb/counts"), CHANGELOG, 0, 1_000_000_000_000L, 10_000, 150_000);
-        assertEquals(HexFormat.of().formatHex(golden.get("restore-request counts")),
-            HexFormat.of().formatHex(request.encode()));
+                .uploadBytesPerSecond(1L << 20)
+                .requestTimeoutMs(1)
+                .ioThreads(64)
+                .build();
+        assertEquals(
+                HexFormat.of().formatHex(golden.get("location file")),
+                HexFormat.of().formatHex(file.encode()));
+        SnapshotCalls.RestoreRequest request = new SnapshotCalls.RestoreRequest(
+                "app/0_1/counts",
+                Paths.get("/state/app/0_1/rocksdb/counts"),
+                CHANGELOG,
+                0,
+                1_000_000_000_000L,
+                10_000,
+                150_000);
+        assertEquals(
+                HexFormat.of().formatHex(golden.get("restore-request counts")),
+                HexFormat.of().formatHex(request.encode()));
     }
 
     @Test
     void decodesTheFormatCratesAnswers() throws IOException {
         Map<String, byte[]> golden = golden();
         SnapshotCalls.Restored restored = SnapshotCalls.Restored.decode(golden.get("restore-answer counts"));
-        assertEquals(Arrays.asList(12L, 7L, 5L << 30, 1L, 250L),
-            Arrays.asList(restored.seq, restored.files, restored.bytes, restored.skipped, restored.waitedMs));
+        assertEquals(
+                Arrays.asList(12L, 7L, 5L << 30, 1L, 250L),
+                Arrays.asList(restored.seq, restored.files, restored.bytes, restored.skipped, restored.waitedMs));
         assertNull(SnapshotCalls.Restored.decode(null), "no record: no usable snapshot");
         SnapshotCalls.Taken taken = SnapshotCalls.Taken.decode(golden.get("take-answer counts"));
-        assertEquals(Arrays.asList(13L, 9L, 3L, 4_096L, 2L, 1L, 1L), Arrays.asList(taken.seq, taken.files,
-            taken.objectsSent, taken.bytesSent, taken.objectsVerified, taken.objectsDamaged, taken.objectsResent));
+        assertEquals(
+                Arrays.asList(13L, 9L, 3L, 4_096L, 2L, 1L, 1L),
+                Arrays.asList(
+                        taken.seq,
+                        taken.files,
+                        taken.objectsSent,
+                        taken.bytesSent,
+                        taken.objectsVerified,
+                        taken.objectsDamaged,
+                        taken.objectsResent));
         assertEquals(Map.of(CHANGELOG, 41L), taken.offsets);
         assertEquals(41L, taken.changelogOffset());
         SnapshotCalls.Taken unchangelogged = SnapshotCalls.Taken.decode(golden.get("take-answer no-changelog"));
@@ -85,49 +109,70 @@ class SnapshotCallsTest {
         byte[] wrongVersion = good.clone();
         wrongVersion[0] = 9;
         IllegalStateException version =
-            assertThrows(IllegalStateException.class, () -> SnapshotCalls.Retained.decode(wrongVersion));
-        assertEquals("snapshot retain answer: version 9, expected 1 (the Java classes and the native library differ)",
-            version.getMessage());
-        IllegalStateException truncated = assertThrows(IllegalStateException.class,
-            () -> SnapshotCalls.Retained.decode(Arrays.copyOf(good, good.length - 1)));
+                assertThrows(IllegalStateException.class, () -> SnapshotCalls.Retained.decode(wrongVersion));
+        assertEquals(
+                "snapshot retain answer: version 9, expected 1 (the Java classes and the native library differ)",
+                version.getMessage());
+        IllegalStateException truncated = assertThrows(
+                IllegalStateException.class, () -> SnapshotCalls.Retained.decode(Arrays.copyOf(good, good.length - 1)));
         assertEquals("snapshot retain answer: truncated", truncated.getMessage());
-        IllegalStateException trailing = assertThrows(IllegalStateException.class,
-            () -> SnapshotCalls.Retained.decode(Arrays.copyOf(good, good.length + 1)));
+        IllegalStateException trailing = assertThrows(
+                IllegalStateException.class, () -> SnapshotCalls.Retained.decode(Arrays.copyOf(good, good.length + 1)));
         assertEquals("snapshot retain answer: 1 bytes after the record", trailing.getMessage());
     }
 
     @Test
     void equalOptionsAreOneLocationAndToStringHidesTheValues() {
         SnapshotCalls.LocationOptions a = SnapshotCalls.LocationOptions.builder("s3://b")
-            .options(Map.of("aws_secret_access_key", "sup3r")).build();
+                .options(Map.of("aws_secret_access_key", "sup3r"))
+                .build();
         SnapshotCalls.LocationOptions b = SnapshotCalls.LocationOptions.builder("s3://b")
-            .options(Map.of("aws_secret_access_key", "sup3r")).build();
+                .options(Map.of("aws_secret_access_key", "sup3r"))
+                .build();
         assertEquals(a, b);
         assertEquals(a.hashCode(), b.hashCode());
-        assertNotEquals(a, SnapshotCalls.LocationOptions.builder("s3://b").requestTimeoutMs(1).build());
-        assertTrue(a.toString().contains("aws_secret_access_key") && !a.toString().contains("sup3r"), a.toString());
+        assertNotEquals(
+                a,
+                SnapshotCalls.LocationOptions.builder("s3://b")
+                        .requestTimeoutMs(1)
+                        .build());
+        assertTrue(
+                a.toString().contains("aws_secret_access_key") && !a.toString().contains("sup3r"), a.toString());
     }
 
     @Test
     void theNativeSideRefusesValuesItCannotUse() {
         String uri = dir.toUri().toString();
-        IllegalArgumentException timeout = assertThrows(IllegalArgumentException.class, () -> NativeSnapshotLocation.open(
-            SnapshotCalls.LocationOptions.builder(uri).requestTimeoutMs(0).build()));
+        IllegalArgumentException timeout = assertThrows(
+                IllegalArgumentException.class,
+                () -> NativeSnapshotLocation.open(SnapshotCalls.LocationOptions.builder(uri)
+                        .requestTimeoutMs(0)
+                        .build()));
         assertEquals("the request timeout must be more than 0 ms, not 0", timeout.getMessage());
-        IllegalArgumentException threads = assertThrows(IllegalArgumentException.class, () -> NativeSnapshotLocation.open(
-            SnapshotCalls.LocationOptions.builder(uri).ioThreads(65).build()));
+        IllegalArgumentException threads = assertThrows(
+                IllegalArgumentException.class,
+                () -> NativeSnapshotLocation.open(
+                        SnapshotCalls.LocationOptions.builder(uri).ioThreads(65).build()));
         assertEquals("snapshot I/O threads must be 1 to 64, not 65", threads.getMessage());
-        IllegalArgumentException option = assertThrows(IllegalArgumentException.class, () -> NativeSnapshotLocation.open(
-            SnapshotCalls.LocationOptions.builder("s3://bucket").options(Map.of("no_such_key", "sup3r")).build()));
-        assertTrue(option.getMessage().contains("no_such_key") && !option.getMessage().contains("sup3r"),
-            option.getMessage());
+        IllegalArgumentException option = assertThrows(
+                IllegalArgumentException.class,
+                () -> NativeSnapshotLocation.open(SnapshotCalls.LocationOptions.builder("s3://bucket")
+                        .options(Map.of("no_such_key", "sup3r"))
+                        .build()));
+        assertTrue(
+                option.getMessage().contains("no_such_key")
+                        && !option.getMessage().contains("sup3r"),
+                option.getMessage());
         try (NativeSnapshotLocation location = NativeSnapshotLocation.open(uri, Map.of())) {
-            IllegalArgumentException patience = assertThrows(IllegalArgumentException.class, () -> location.restoreNewest(
-                new SnapshotCalls.RestoreRequest("store", dir.resolve("store"), CHANGELOG, 0, 10, -5, 1_000)));
+            IllegalArgumentException patience = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> location.restoreNewest(new SnapshotCalls.RestoreRequest(
+                            "store", dir.resolve("store"), CHANGELOG, 0, 10, -5, 1_000)));
             assertEquals("a restore's patience must be more than 0 ms, not -5", patience.getMessage());
-            assertNull(location.restoreNewest(
-                new SnapshotCalls.RestoreRequest("store", dir.resolve("store"), CHANGELOG, 0, 10, 1_000, 1_000)),
-                "nothing at the location: no snapshot");
+            assertNull(
+                    location.restoreNewest(new SnapshotCalls.RestoreRequest(
+                            "store", dir.resolve("store"), CHANGELOG, 0, 10, 1_000, 1_000)),
+                    "nothing at the location: no snapshot");
         }
     }
 }

@@ -75,7 +75,10 @@ class SpillBytesTest {
     }
 
     private static OpenOptions secondaryStore(long spillBytes) {
-        return OpenOptions.builder().strategy(TransactionStrategy.SECONDARY_STORE).spillBytes(spillBytes).build();
+        return OpenOptions.builder()
+                .strategy(TransactionStrategy.SECONDARY_STORE)
+                .spillBytes(spillBytes)
+                .build();
     }
 
     private static long temporaryStoreBytes(NativeStore store) {
@@ -101,9 +104,11 @@ class SpillBytesTest {
     @EnumSource(Kind.class)
     void aSpillSizeOfZeroSendsTheFirstWritesToTheTemporaryStoreAndTheDefaultKeepsThemInMemory(Kind kind) {
         long spilled = temporaryStoreGrowth(kind, dir.resolve("zero"), 0);
-        long kept = temporaryStoreGrowth(kind, dir.resolve("default"), TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_DEFAULT);
-        assertTrue(spilled >= 100 * 100, "spill size 0: the 10 KB of values are in the temporary store's memtable, grew by "
-            + spilled);
+        long kept = temporaryStoreGrowth(
+                kind, dir.resolve("default"), TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_DEFAULT);
+        assertTrue(
+                spilled >= 100 * 100,
+                "spill size 0: the 10 KB of values are in the temporary store's memtable, grew by " + spilled);
         assertEquals(0, kept, "spill size 16 MiB: nothing reached the temporary store");
     }
 
@@ -111,8 +116,9 @@ class SpillBytesTest {
     @EnumSource(Kind.class)
     void theNativeOpenRefusesANegativeSpillSizeNamingTheSetting(Kind kind) {
         Path storeDir = dir.resolve("negative");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-            () -> kind.open(storeDir, secondaryStore(-1)).close());
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> kind.open(storeDir, secondaryStore(-1)).close());
         assertTrue(e.getMessage().contains(TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_CONFIG), e.getMessage());
         assertTrue(e.getMessage().contains("-1"), e.getMessage());
         assertFalse(Files.exists(storeDir), "refused before RocksDB opens anything");
