@@ -8,6 +8,13 @@ cd "$(dirname "$0")"
 scripts/install-deps.sh
 # Azurite, Microsoft's Azure Storage emulator (npm), for the tests of snapshots in Azure Blob Storage.
 scripts/install-azurite.sh
+# Both formatters, before anything is built (seconds): rustfmt (rustfmt.toml) over the Rust
+# workspace and the fuzz crate, palantir-java-format (the root pom's spotless) over every Java
+# source. To format: cargo fmt --all; cargo fmt --manifest-path rust/format/fuzz/Cargo.toml;
+# mvn -N spotless:apply.
+cargo fmt --all --check
+cargo fmt --manifest-path rust/format/fuzz/Cargo.toml --check
+mvn -B -q --no-transfer-progress -N spotless:check
 # Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
 cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
