@@ -1,7 +1,7 @@
 # Sourced by the build scripts: platform names (the jar's native/<platform>/ folders, the same as
-# NativeLibrary.platform in Java), library file names, and the environment of the one cross build
-# this repository knows, linux-x86_64 -> linux-aarch64 with Debian's packages
-# (scripts/install-cross-deps.sh).
+# NativeLibrary.platform in Java), library file names, and the environment of the cross builds
+# from linux-x86_64 (scripts/build-native.sh --platform=...; their toolchains:
+# scripts/install-cross-deps.sh).
 
 # Every platform the loader has a name for; the release jar carries those built so far.
 all_platforms=(linux-x86_64 linux-aarch64 darwin-x86_64 darwin-aarch64 windows-x86_64)

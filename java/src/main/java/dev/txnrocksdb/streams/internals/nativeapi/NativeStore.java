@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One open native store (key-value, window or session) and what every kind shares: commit,
+ * One open native store (key-value, window, session or versioned) and what every kind shares: commit,
  * committed offsets and position, rollback, restore, sizes and close. Natives in
  * {@code rust/jni/src/store.rs}; the kinds add their reads and writes in
  * {@link NativeKeyValueStore}, {@link NativeWindowStore} and {@link NativeSessionStore}.

@@ -1,8 +1,9 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
 /**
- * A store's statistics ({@link StoreStatistic}) in one native call, and the process-wide switch
- * for RocksDB statistics. Natives in {@code rust/jni/src/statistics.rs}.
+ * A store's statistics ({@link StoreStatistic}) in one native call (whether RocksDB collects its
+ * own for a store is chosen when it opens: {@link OpenOptions.Builder#statistics}). Natives in
+ * {@code rust/jni/src/statistics.rs}.
  */
 public final class NativeStoreStatistics {
     /** The value of a statistic that is not collected (RocksDB statistics are off). */
