@@ -318,9 +318,12 @@ class SnapshotRestoreTest {
         try (dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation snapshots =
                 dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation.open(
                         location.toUri().toString(), Map.of())) {
-            var restored =
-                    snapshots.restoreNewest(new dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.RestoreRequest(
-                            storeId, scratch.resolve("store"), changelog, 0, Long.MAX_VALUE, 10_000, 60_000));
+            var restored = snapshots.restoreNewest(
+                    dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls.RestoreRequest.builder(
+                                    storeId, scratch.resolve("store"))
+                            .changelog(changelog, 0, Long.MAX_VALUE)
+                            .waiting(10_000, 60_000)
+                            .build());
             return restored == null ? -1 : restored.seq;
         } finally {
             deleteTree(scratch);

@@ -279,8 +279,10 @@ public final class StoreSnapshots implements AutoCloseable {
         long started = System.nanoTime();
         long waited = -1;
         try {
-            SnapshotCalls.Restored restored = location.restoreNewest(new SnapshotCalls.RestoreRequest(
-                    storeId, dir, changelog, state.start, state.end, waitLeft, timeLeft));
+            SnapshotCalls.Restored restored = location.restoreNewest(SnapshotCalls.RestoreRequest.builder(storeId, dir)
+                    .changelog(changelog, state.start, state.end)
+                    .waiting(waitLeft, timeLeft)
+                    .build());
             if (restored == null) {
                 log.info(
                         "Store {}: no usable snapshot at {}/{}; the changelog {} restores the store",

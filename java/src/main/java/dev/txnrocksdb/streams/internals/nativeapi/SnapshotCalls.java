@@ -159,30 +159,67 @@ public final class SnapshotCalls {
         private final long patienceMs;
         private final long timeoutMs;
 
+        private RestoreRequest(Builder builder) {
+            this.storeId = builder.storeId;
+            this.dir = builder.dir;
+            this.changelog = Objects.requireNonNull(builder.changelog, "the changelog partition must be set");
+            this.start = builder.start;
+            this.end = builder.end;
+            this.patienceMs = builder.patienceMs;
+            this.timeoutMs = builder.timeoutMs;
+        }
+
         /**
-         * @param storeId the store's id at the location
-         * @param dir the store's directory, missing or empty
-         * @param changelog the store's changelog partition
-         * @param start its log start offset now
-         * @param end its log end offset now
-         * @param patienceMs how long in all it may wait for the location to answer (time with no byte arriving)
-         * @param timeoutMs how long it may take at most
+         * A restore of the snapshots of {@code storeId} (the store's id at the location) into
+         * {@code dir} (the store's directory, missing or empty); its changelog and its waiting
+         * are set before {@link Builder#build()}.
          */
-        public RestoreRequest(
-                String storeId,
-                Path dir,
-                TopicPartition changelog,
-                long start,
-                long end,
-                long patienceMs,
-                long timeoutMs) {
-            this.storeId = Objects.requireNonNull(storeId, "storeId cannot be null");
-            this.dir = Objects.requireNonNull(dir, "dir cannot be null");
-            this.changelog = Objects.requireNonNull(changelog, "changelog cannot be null");
-            this.start = start;
-            this.end = end;
-            this.patienceMs = patienceMs;
-            this.timeoutMs = timeoutMs;
+        public static Builder builder(String storeId, Path dir) {
+            return new Builder(
+                    Objects.requireNonNull(storeId, "storeId cannot be null"),
+                    Objects.requireNonNull(dir, "dir cannot be null"));
+        }
+
+        /** Sets {@link RestoreRequest}'s values. */
+        public static final class Builder {
+            private final String storeId;
+            private final Path dir;
+            private TopicPartition changelog;
+            private long start;
+            private long end;
+            private long patienceMs;
+            private long timeoutMs;
+
+            private Builder(String storeId, Path dir) {
+                this.storeId = storeId;
+                this.dir = dir;
+            }
+
+            /**
+             * The store's changelog partition and its log start and end offsets now: a snapshot
+             * whose offset the partition no longer has ({@code start <= offset + 1 <= end}) is
+             * not usable.
+             */
+            public Builder changelog(TopicPartition changelog, long start, long end) {
+                this.changelog = Objects.requireNonNull(changelog, "changelog cannot be null");
+                this.start = start;
+                this.end = end;
+                return this;
+            }
+
+            /**
+             * How long in all the restore may wait for the location to answer (time with no
+             * byte arriving), and how long it may take at most; both more than 0.
+             */
+            public Builder waiting(long patienceMs, long timeoutMs) {
+                this.patienceMs = patienceMs;
+                this.timeoutMs = timeoutMs;
+                return this;
+            }
+
+            public RestoreRequest build() {
+                return new RestoreRequest(this);
+            }
         }
 
         byte[] encode() {

@@ -62,14 +62,11 @@ class SnapshotCallsTest {
         assertEquals(
                 HexFormat.of().formatHex(golden.get("location file")),
                 HexFormat.of().formatHex(file.encode()));
-        SnapshotCalls.RestoreRequest request = new SnapshotCalls.RestoreRequest(
-                "app/0_1/counts",
-                Paths.get("/state/app/0_1/rocksdb/counts"),
-                CHANGELOG,
-                0,
-                1_000_000_000_000L,
-                10_000,
-                150_000);
+        SnapshotCalls.RestoreRequest request = SnapshotCalls.RestoreRequest.builder(
+                        "app/0_1/counts", Paths.get("/state/app/0_1/rocksdb/counts"))
+                .changelog(CHANGELOG, 0, 1_000_000_000_000L)
+                .waiting(10_000, 150_000)
+                .build();
         assertEquals(
                 HexFormat.of().formatHex(golden.get("restore-request counts")),
                 HexFormat.of().formatHex(request.encode()));
@@ -166,12 +163,16 @@ class SnapshotCallsTest {
         try (NativeSnapshotLocation location = NativeSnapshotLocation.open(uri, Map.of())) {
             IllegalArgumentException patience = assertThrows(
                     IllegalArgumentException.class,
-                    () -> location.restoreNewest(new SnapshotCalls.RestoreRequest(
-                            "store", dir.resolve("store"), CHANGELOG, 0, 10, -5, 1_000)));
+                    () -> location.restoreNewest(SnapshotCalls.RestoreRequest.builder("store", dir.resolve("store"))
+                            .changelog(CHANGELOG, 0, 10)
+                            .waiting(-5, 1_000)
+                            .build()));
             assertEquals("a restore's patience must be more than 0 ms, not -5", patience.getMessage());
             assertNull(
-                    location.restoreNewest(new SnapshotCalls.RestoreRequest(
-                            "store", dir.resolve("store"), CHANGELOG, 0, 10, 1_000, 1_000)),
+                    location.restoreNewest(SnapshotCalls.RestoreRequest.builder("store", dir.resolve("store"))
+                            .changelog(CHANGELOG, 0, 10)
+                            .waiting(1_000, 1_000)
+                            .build()),
                     "nothing at the location: no snapshot");
         }
     }
