@@ -42,9 +42,22 @@ final class AppProcess {
     static AppProcess start(
             String name, BrokerFixture kafka, String appId, String stateDir, boolean txn, String... overrides)
             throws Exception {
+        return start(List.of("-Xmx512m"), name, kafka, appId, stateDir, txn, overrides);
+    }
+
+    /** As {@link #start(String, BrokerFixture, String, String, boolean, String...)}, with these JVM options. */
+    static AppProcess start(
+            List<String> jvmOptions,
+            String name,
+            BrokerFixture kafka,
+            String appId,
+            String stateDir,
+            boolean txn,
+            String... overrides)
+            throws Exception {
         List<String> args = new ArrayList<>(List.of(kafka.bootstrap(), stateDir, appId, Boolean.toString(txn)));
         args.addAll(List.of(overrides));
-        Process p = KafkaBroker.java(EosCrashApp.class.getName(), args.toArray(String[]::new))
+        Process p = KafkaBroker.java(jvmOptions, EosCrashApp.class.getName(), args.toArray(String[]::new))
                 .redirectError(
                         kafka.tmp.resolve(name.replace('#', '-') + ".log").toFile())
                 .start();

@@ -137,11 +137,16 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** A JVM with the same java binary and this example's classpath. */
+    /** A JVM with the same java binary and this example's classpath, its heap at most 512 MiB. */
     public static ProcessBuilder java(String mainClass, String... args) {
+        return java(List.of("-Xmx512m"), mainClass, args);
+    }
+
+    /** A JVM with the same java binary, this example's classpath and the given JVM options. */
+    public static ProcessBuilder java(List<String> jvmOptions, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xmx512m");
+        cmd.addAll(jvmOptions);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
