@@ -3,9 +3,11 @@
 //! calls; it never reaches through a kind to the layers below.
 
 use crate::error::{Error, Result};
+use crate::iter::{Range, RangeIter};
 use crate::offsets::OffsetUpdate;
 use crate::session::SessionStore;
-use crate::store::KeyValueStore;
+use crate::store::{KeyValueStore, StoreOptions};
+use crate::ttl::TtlStore;
 use crate::versioned::VersionedStore;
 use crate::window::WindowStore;
 use txn_rocksdb_format::wire::{decode_batch, decode_timestamped_batch};
@@ -16,17 +18,29 @@ use txn_rocksdb_format::Malformed;
 /// rollback go to the versioned store's own (which hold its lock).
 pub enum AnyStore {
     KeyValue(KeyValueStore),
+    /// A key-value store whose keys expire.
+    Ttl(TtlStore),
     Window(WindowStore),
     Session(SessionStore),
     Versioned(VersionedStore),
 }
 
 impl AnyStore {
-    /// The key-value store underneath (the store itself for the key-value kind): gets, puts,
-    /// ranges, offsets, sizes and statistics.
+    /// Opens a key-value store: one whose keys expire when `options.ttl` is set.
+    pub fn open_key_value(path: impl AsRef<std::path::Path>, options: StoreOptions) -> Result<AnyStore> {
+        Ok(match options.ttl {
+            Some(_) => AnyStore::Ttl(TtlStore::open(path, options)?),
+            None => AnyStore::KeyValue(KeyValueStore::open(path, options)?),
+        })
+    }
+
+    /// The key-value store underneath (the store itself for the key-value kind): offsets, sizes,
+    /// statistics and snapshots, and the rows of the other kinds. Key-value reads and writes go
+    /// through [`Self::key_values`], which applies a time-to-live.
     pub fn key_value(&self) -> &KeyValueStore {
         match self {
             AnyStore::KeyValue(store) => store,
+            AnyStore::Ttl(store) => store.key_value(),
             AnyStore::Window(store) => store.segments().key_value(),
             AnyStore::Session(store) => store.segments().key_value(),
             AnyStore::Versioned(store) => store.key_value(),
@@ -37,6 +51,7 @@ impl AnyStore {
     pub fn commit(&self, updates: &[OffsetUpdate], position: Option<&[u8]>) -> Result<()> {
         match self {
             AnyStore::Versioned(store) => store.commit(updates, position),
+            AnyStore::Ttl(store) => store.commit(updates, position),
             other => other.key_value().commit(updates, position),
         }
     }
@@ -45,20 +60,47 @@ impl AnyStore {
     pub fn rollback(&self) -> Result<()> {
         match self {
             AnyStore::Versioned(store) => store.rollback(),
+            AnyStore::Ttl(store) => store.rollback(),
             other => other.key_value().rollback(),
         }
     }
 
     /// Applies a batch of changelog records straight to committed data: `batch` in the restore
     /// format of the format crate's `wire` for the kind (`decode_batch`; `decode_timestamped_batch`,
-    /// with each record's timestamp, for the versioned store). A malformed batch is
+    /// with each record's timestamp, for the versioned store and a store whose keys expire). A
+    /// malformed batch is
     /// [`Error::InvalidArgument`].
     pub fn restore(&self, batch: &[u8]) -> Result<()> {
         match self {
             AnyStore::KeyValue(store) => store.restore(decode_batch(batch).map_err(invalid)?.iter().copied()),
+            AnyStore::Ttl(store) => store.restore(&decode_timestamped_batch(batch).map_err(invalid)?),
             AnyStore::Window(store) => store.restore(&decode_batch(batch).map_err(invalid)?),
             AnyStore::Session(store) => store.restore(&decode_batch(batch).map_err(invalid)?),
             AnyStore::Versioned(store) => store.restore(&decode_timestamped_batch(batch).map_err(invalid)?),
+        }
+    }
+
+    /// RocksDB's estimate of the store's keys plus its staged writes.
+    pub fn approximate_num_entries(&self) -> Result<u64> {
+        match self {
+            AnyStore::Ttl(store) => store.approximate_num_entries(),
+            other => other.key_value().approximate_num_entries(),
+        }
+    }
+
+    /// The key-value reads and writes of the store: through its time-to-live if it has one.
+    pub fn key_values(&self) -> KeyValues<'_> {
+        match self {
+            AnyStore::Ttl(store) => KeyValues::Expiring(store),
+            other => KeyValues::Plain(other.key_value()),
+        }
+    }
+
+    /// The store whose keys expire, or [`Error::InvalidArgument`] for another kind.
+    pub fn ttl(&self) -> Result<&TtlStore> {
+        match self {
+            AnyStore::Ttl(store) => Ok(store),
+            _ => Err(not_a("time-to-live key-value")),
         }
     }
 
@@ -83,6 +125,68 @@ impl AnyStore {
         match self {
             AnyStore::Versioned(store) => Ok(store),
             _ => Err(not_a("versioned")),
+        }
+    }
+}
+
+/// A store's key-value face: the plain store's operations, or those of a store whose keys expire,
+/// which take the write's time (ignored by a plain store) and filter every read.
+#[derive(Clone, Copy)]
+pub enum KeyValues<'a> {
+    Plain(&'a KeyValueStore),
+    Expiring(&'a TtlStore),
+}
+
+impl KeyValues<'_> {
+    /// See [`KeyValueStore::get_with`].
+    pub fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
+        match self {
+            KeyValues::Plain(store) => store.get_with(key, committed_only, f),
+            KeyValues::Expiring(store) => store.get_with(key, committed_only, f),
+        }
+    }
+
+    /// See [`KeyValueStore::put_owned`]; `time` is the write's time.
+    pub fn put_owned(&self, key: Vec<u8>, value: Option<Vec<u8>>, time: i64) -> Result<()> {
+        match self {
+            KeyValues::Plain(store) => store.put_owned(key, value),
+            KeyValues::Expiring(store) => store.put(&key, value.as_deref(), time),
+        }
+    }
+
+    /// See [`KeyValueStore::put_if_absent`].
+    pub fn put_if_absent(&self, key: &[u8], value: &[u8], time: i64) -> Result<Option<Vec<u8>>> {
+        match self {
+            KeyValues::Plain(store) => store.put_if_absent(key, value),
+            KeyValues::Expiring(store) => store.put_if_absent(key, value, time),
+        }
+    }
+
+    /// See [`KeyValueStore::put_all`].
+    pub fn put_all<'b>(
+        &self,
+        entries: impl IntoIterator<Item = (&'b [u8], Option<&'b [u8]>)>,
+        time: i64,
+    ) -> Result<()> {
+        match self {
+            KeyValues::Plain(store) => store.put_all(entries),
+            KeyValues::Expiring(store) => store.put_all(entries, time),
+        }
+    }
+
+    /// See [`KeyValueStore::delete`].
+    pub fn delete(&self, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match self {
+            KeyValues::Plain(store) => store.delete(key),
+            KeyValues::Expiring(store) => store.delete(key),
+        }
+    }
+
+    /// See [`KeyValueStore::range`].
+    pub fn range(&self, range: Range) -> Result<RangeIter> {
+        match self {
+            KeyValues::Plain(store) => store.range(range),
+            KeyValues::Expiring(store) => store.range(range),
         }
     }
 }

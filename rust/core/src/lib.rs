@@ -11,7 +11,8 @@
 //! the policy, the write-ahead log's checks), `db` (the RocksDB instance), `iter` (chunked range
 //! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `changelog_restore` (a changelog restore by
 //! ingestion), `store` (the key-value store, which picks one at open), `segmented` with `window` and `session` on top of
-//! it, `versioned` (Kafka's versioned key-value store) on the key-value store, and `any_store`
+//! it, `versioned` (Kafka's versioned key-value store) and `ttl` (a key-value store whose keys expire)
+//! on the key-value store, and `any_store`
 //! ([`AnyStore`]: any of those kinds, chosen at open, where commit, rollback and restore go), and
 //! on top `snapshot` (a store's snapshots in object storage: taken from a checkpoint between two
 //! commits, restored into an empty directory, retained).
@@ -39,12 +40,13 @@ pub mod snapshot;
 mod staging;
 pub mod stats;
 mod store;
+pub mod ttl;
 pub mod tuning;
 mod value_format;
 pub mod versioned;
 pub mod window;
 
-pub use any_store::AnyStore;
+pub use any_store::{AnyStore, KeyValues};
 pub use corruption::CorruptionPolicy;
 pub use db::Write;
 pub use error::{Cause, Error, ErrorKind, Report, Result};

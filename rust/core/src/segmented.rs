@@ -111,6 +111,7 @@ impl SegmentedStore {
         geometry: SegmentOptions,
         edge: RetentionEdge,
     ) -> Result<SegmentedStore> {
+        crate::ttl::refuse_on("window or session", &options)?;
         if geometry.retention_ms < 0 || geometry.segment_interval_ms <= 0 {
             return Err(Error::InvalidArgument(format!(
                 "retention must be >= 0 and segment interval > 0, got {geometry:?}"

@@ -27,6 +27,7 @@ fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
     secondary::recover_at_open(&db)?;
     changelog_restore::remove_leftovers(&db)?;
     value_format::open_in(&db, options.value_format)?;
+    crate::ttl::open_layout(&db, options.ttl.is_some())?;
     Ok(db)
 }
 
@@ -60,6 +61,10 @@ pub struct StoreOptions {
     /// commits in one atomic write; one that spilled is copied into the main store at its commit.
     /// 0 spills every write. Default [`DEFAULT_SPILL_BYTES`].
     pub spill_bytes: usize,
+    /// A key-value store's time-to-live, if its keys expire: the store is then a
+    /// [`crate::ttl::TtlStore`], whose rows are in their own layout (recorded in the store; a store
+    /// is refused when opened in the other one).
+    pub ttl: Option<crate::ttl::TtlOptions>,
 }
 
 impl Default for StoreOptions {
@@ -73,6 +78,7 @@ impl Default for StoreOptions {
             statistics: false,
             tuning: crate::tuning::Tuning::default(),
             spill_bytes: DEFAULT_SPILL_BYTES,
+            ttl: None,
         }
     }
 }
@@ -98,6 +104,7 @@ impl StoreOptions {
             statistics: record.statistics,
             tuning: crate::tuning::Tuning::new(&[record.rocksdb_options, record.store_rocksdb_options])?,
             spill_bytes,
+            ttl: record.ttl,
         })
     }
 }

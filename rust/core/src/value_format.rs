@@ -90,7 +90,8 @@ fn upgrade_in_progress(db: &Db) -> Result<Option<Upgrade>> {
     })
 }
 
-fn is_empty(db: &Db) -> Result<bool> {
+/// Whether the `data` family holds no row.
+pub(crate) fn is_empty(db: &Db) -> Result<bool> {
     let mut entries = db.rocks.raw_iterator_cf(db.data());
     entries.seek_to_first();
     entries.status().map_err(|e| db.rocks_err(e))?;

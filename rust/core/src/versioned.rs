@@ -183,6 +183,7 @@ fn latest_record(bytes: &[u8]) -> Result<VersionedRecord> {
 impl VersionedStore {
     /// Opens (creating if needed) the store in directory `path` (recovery, as [`KeyValueStore::open`]).
     pub fn open(path: impl AsRef<Path>, options: StoreOptions, geometry: VersionedOptions) -> Result<VersionedStore> {
+        crate::ttl::refuse_on("versioned", &options)?;
         if geometry.history_retention_ms < 0 || geometry.segment_interval_ms <= 0 {
             return Err(Error::InvalidArgument(format!(
                 "history retention must be >= 0 and segment interval > 0, got {geometry:?}"

@@ -18,6 +18,8 @@
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
 //!   restore decodes).
 //! - [`temporary`]: the secondary-store strategy's temporary-store keys and values.
+//! - [`ttl`]: the rows of a key-value store with a time-to-live (data with write times, the expiry
+//!   index, the store's time).
 //! - [`value_format`]: which of Kafka's value formats a store holds, and the upgrades between them.
 //! - [`versioned`]: the versioned key-value store's latest values and segment rows (Kafka's layouts).
 //! - [`wal`]: RocksDB's write-ahead log records, scanned for damage before RocksDB replays them.
@@ -34,6 +36,7 @@ pub mod session_key;
 pub mod snapshot_calls;
 pub mod snapshot_manifest;
 pub mod temporary;
+pub mod ttl;
 pub mod value_format;
 pub mod versioned;
 pub mod wal;

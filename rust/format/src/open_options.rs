@@ -8,23 +8,26 @@
 //! rest of the JNI wire format ([`crate::wire`]):
 //!
 //! ```text
-//! [int8 version = 1]
+//! [int8 version = 2]
 //! [int8 transactional 0|1][int8 syncCommit 0|1][int8 statistics 0|1]
 //! [int8 strategy code][int8 corruption policy code][int8 value format code]
 //! [int64 spillBytes]
+//! [int8 ttl 0|1][int64 ttlMs][int8 time basis code]
 //! [int32 len][rocksDBOptions, UTF-8][int32 len][storeRocksDBOptions, UTF-8]
 //! ```
 //!
-//! Codes: [`Strategy::code`], [`CorruptionPolicy::code`] and, for the value format, the byte a
-//! store records on disk ([`ValueFormat::code`]). Nothing may follow the last field. The spill size
-//! is carried as Java's `long`; whether it is allowed (not negative) is the engine's question.
+//! Codes: [`Strategy::code`], [`CorruptionPolicy::code`], [`TimeBasis::code`] and, for the value
+//! format, the byte a store records on disk ([`ValueFormat::code`]). Without a time-to-live
+//! (`ttl` 0) its two fields are 0. Nothing may follow the last field. The spill size and the
+//! time-to-live are carried as Java's `long`; whether they are allowed (a spill size not negative,
+//! a time-to-live of at least 1 ms) is the engine's question.
 
 use crate::reader::{push_str, Reader};
 use crate::value_format::ValueFormat;
 use crate::{Decoded, Malformed};
 
 /// The version byte the record starts with.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
 /// Where a transactional store keeps its uncommitted writes. One type for the record and the
 /// engine (which re-exports it), as [`ValueFormat`] is.
@@ -106,6 +109,47 @@ impl CorruptionPolicy {
     }
 }
 
+/// What a key-value store's time-to-live counts in. One type for the record and the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TimeBasis {
+    /// Stream time: the timestamps of the records the store is written with (a replay expires the
+    /// same keys as the original run).
+    #[default]
+    Stream,
+    /// Wall-clock time, as the stream thread reads it at each write and each commit (a store
+    /// shrinks while no records arrive).
+    WallClock,
+}
+
+impl TimeBasis {
+    pub const ALL: [TimeBasis; 2] = [TimeBasis::Stream, TimeBasis::WallClock];
+
+    /// The record's byte for the basis.
+    pub fn code(self) -> u8 {
+        match self {
+            TimeBasis::Stream => 0,
+            TimeBasis::WallClock => 1,
+        }
+    }
+
+    /// The configuration spelling (`txn.rocksdb.ttl.time`): `stream` or `wall-clock`.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeBasis::Stream => "stream",
+            TimeBasis::WallClock => "wall-clock",
+        }
+    }
+}
+
+/// A key-value store's time-to-live: how long a key stays after its last write, in what time. One
+/// type for the record and the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TtlOptions {
+    /// As Java sent it (below 1 is the engine's to refuse, naming the setting).
+    pub ttl_ms: i64,
+    pub basis: TimeBasis,
+}
+
 /// One decoded options record (the strings borrow the input).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenOptions<'a> {
@@ -118,6 +162,9 @@ pub struct OpenOptions<'a> {
     /// `txn.rocksdb.secondary.store.spill.bytes` as Java holds it (a negative value is the
     /// engine's to refuse, naming the setting).
     pub spill_bytes: i64,
+    /// The store's time-to-live, if its keys expire (key-value stores only: the engine refuses it
+    /// on the other kinds).
+    pub ttl: Option<TtlOptions>,
     /// The RocksDB options for every store (`txn.rocksdb.options`).
     pub rocksdb_options: &'a str,
     /// This store's own RocksDB options, applied after them.
@@ -134,6 +181,20 @@ fn code<T: Copy>(reader: &mut Reader<'_>, all: &[T], code_of: fn(T) -> u8, name:
         .ok_or_else(|| Malformed(format!("{WHAT}: unknown {name} code {code} (known: 0 to {})", all.len() - 1)))
 }
 
+fn ttl(reader: &mut Reader<'_>) -> Decoded<Option<TtlOptions>> {
+    let present = reader.flag("ttl")?;
+    let ttl_ms = reader.i64()?;
+    let basis = code(reader, &TimeBasis::ALL, TimeBasis::code, "time basis")?;
+    match present {
+        true => Ok(Some(TtlOptions { ttl_ms, basis })),
+        false if ttl_ms == 0 && basis == TimeBasis::Stream => Ok(None),
+        false => Err(Malformed(format!(
+            "{WHAT}: no time-to-live, but its fields are {ttl_ms} ms and {} instead of 0",
+            basis.name()
+        ))),
+    }
+}
+
 impl<'a> OpenOptions<'a> {
     /// Decodes a record; malformed bytes (a wrong version, an unknown code, a flag that is not 0
     /// or 1, a truncated record, bytes after it, a string that is not UTF-8) name what was wrong.
@@ -148,6 +209,7 @@ impl<'a> OpenOptions<'a> {
             corruption: code(&mut reader, &CorruptionPolicy::ALL, CorruptionPolicy::code, "corruption policy")?,
             value_format: code(&mut reader, &ValueFormat::ALL, ValueFormat::code, "value format")?,
             spill_bytes: reader.i64()?,
+            ttl: ttl(&mut reader)?,
             rocksdb_options: reader.str("rocksDBOptions")?,
             store_rocksdb_options: reader.str("storeRocksDBOptions")?,
         };
@@ -157,11 +219,15 @@ impl<'a> OpenOptions<'a> {
 
     /// The bytes [`Self::decode`] reads (what Java's `OpenOptions.encode` writes).
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(23 + self.rocksdb_options.len() + self.store_rocksdb_options.len());
+        let mut out = Vec::with_capacity(33 + self.rocksdb_options.len() + self.store_rocksdb_options.len());
         out.push(VERSION);
         out.extend_from_slice(&[u8::from(self.transactional), u8::from(self.sync_commit), u8::from(self.statistics)]);
         out.extend_from_slice(&[self.strategy.code(), self.corruption.code(), self.value_format.code()]);
         out.extend_from_slice(&self.spill_bytes.to_be_bytes());
+        let ttl = self.ttl.unwrap_or(TtlOptions { ttl_ms: 0, basis: TimeBasis::Stream });
+        out.push(u8::from(self.ttl.is_some()));
+        out.extend_from_slice(&ttl.ttl_ms.to_be_bytes());
+        out.push(ttl.basis.code());
         push_str(&mut out, self.rocksdb_options);
         push_str(&mut out, self.store_rocksdb_options);
         out
@@ -181,6 +247,7 @@ mod tests {
             corruption: CorruptionPolicy::RestoreFromChangelog,
             value_format: ValueFormat::TimestampedWithHeaders,
             spill_bytes: 16 << 20,
+            ttl: Some(TtlOptions { ttl_ms: 3_600_000, basis: TimeBasis::WallClock }),
             rocksdb_options: "write_buffer_size=1048576",
             store_rocksdb_options: "",
         }
@@ -196,6 +263,14 @@ mod tests {
                 }
             }
         }
+        for ttl in [None, Some(TtlOptions { ttl_ms: -1, basis: TimeBasis::Stream })] {
+            let options = OpenOptions { ttl, ..sample() };
+            assert_eq!(OpenOptions::decode(&options.encode()), Ok(options));
+        }
+        for basis in TimeBasis::ALL {
+            let options = OpenOptions { ttl: Some(TtlOptions { ttl_ms: 1, basis }), ..sample() };
+            assert_eq!(OpenOptions::decode(&options.encode()), Ok(options));
+        }
     }
 
     #[test]
@@ -203,6 +278,8 @@ mod tests {
         let strategies: Vec<u8> = Strategy::ALL.iter().map(|s| s.code()).collect();
         let policies: Vec<u8> = CorruptionPolicy::ALL.iter().map(|p| p.code()).collect();
         let formats: Vec<u8> = ValueFormat::ALL.iter().map(|f| f.code()).collect();
+        let bases: Vec<u8> = TimeBasis::ALL.iter().map(|b| b.code()).collect();
+        assert_eq!(bases, [0, 1]);
         assert_eq!(strategies, [0, 1]);
         assert_eq!(policies, [0, 1, 2]);
         assert_eq!(formats, [0, 1, 2, 3]);
@@ -216,11 +293,20 @@ mod tests {
             bytes[at] = byte;
             OpenOptions::decode(&bytes).unwrap_err().0
         };
-        assert_eq!(with(0, 2), "open options: version 2, expected 1 (the Java classes and the native library differ)");
+        assert_eq!(with(0, 1), "open options: version 1, expected 2 (the Java classes and the native library differ)");
         assert_eq!(with(1, 2), "open options: transactional is 2, neither 0 nor 1");
         assert_eq!(with(4, 9), "open options: unknown transaction strategy code 9 (known: 0 to 1)");
         assert_eq!(with(5, 3), "open options: unknown corruption policy code 3 (known: 0 to 2)");
         assert_eq!(with(6, 4), "open options: unknown value format code 4 (known: 0 to 3)");
+        assert_eq!(with(15, 2), "open options: ttl is 2, neither 0 nor 1");
+        assert_eq!(with(24, 2), "open options: unknown time basis code 2 (known: 0 to 1)");
+        let without = OpenOptions { ttl: None, ..sample() }.encode();
+        let mut stray = without.clone();
+        stray[23] = 5;
+        assert_eq!(
+            OpenOptions::decode(&stray).unwrap_err().0,
+            "open options: no time-to-live, but its fields are 5 ms and stream instead of 0"
+        );
         assert_eq!(
             OpenOptions::decode(&good[..10]).unwrap_err().0,
             "truncated open options: needed 8 more bytes, 3 left"
@@ -228,7 +314,7 @@ mod tests {
         assert_eq!(OpenOptions::decode(&[]).unwrap_err().0, "truncated open options: needed 1 more bytes, 0 left");
         let trailing = [&good[..], &[0]].concat();
         assert_eq!(OpenOptions::decode(&trailing).unwrap_err().0, "open options: 1 bytes after the record");
-        let mut not_utf8 = good[..15].to_vec();
+        let mut not_utf8 = good[..25].to_vec();
         not_utf8.extend_from_slice(&[0, 0, 0, 1, 0xFF, 0, 0, 0, 0]);
         assert_eq!(OpenOptions::decode(&not_utf8).unwrap_err().0, "open options: rocksDBOptions is not UTF-8");
     }

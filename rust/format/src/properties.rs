@@ -10,11 +10,12 @@ use crate::offsets::{decode_offset, offset_key, offset_value};
 use crate::open_options::OpenOptions;
 use crate::snapshot_manifest::{self, Manifest};
 use crate::temporary::{self, generation_bounds};
+use crate::ttl;
 use crate::value_format::{Upgrade, ValueFormat};
 use crate::versioned::{split_latest_value, SegmentRow};
 use crate::wire::{
-    decode_batch, decode_offset_updates, decode_timestamped_batch, decode_versioned_records, encode_offset_updates,
-    push_batch_entry, push_timestamped_batch_entry, push_versioned_record,
+    decode_batch, decode_expired, decode_offset_updates, decode_timestamped_batch, decode_versioned_records,
+    encode_expired, encode_offset_updates, push_batch_entry, push_timestamped_batch_entry, push_versioned_record,
 };
 use crate::{segment, session_key, window_key};
 
@@ -96,6 +97,9 @@ pub fn jni_wire(bytes: &[u8]) {
         // decodings, not bytes.
         assert_eq!(decode_offset_updates(&encode_offset_updates(&updates)).as_ref(), Ok(&updates));
     }
+    if let Ok((keys, more)) = decode_expired(bytes) {
+        assert_eq!(encode_expired(&keys, more), bytes);
+    }
 }
 
 /// Any bytes as the options record of a native store's `open`: the record has one encoding, so
@@ -159,6 +163,30 @@ pub fn versioned(bytes: &[u8]) {
     }
 }
 
+/// Any bytes as the rows of a store with a time-to-live (a data row's key and value, an index
+/// row's key, a time row) and as a value whose format carries a timestamp. What splits joins back
+/// to the same bytes; a timestamp is read from inside the value.
+pub fn ttl_rows(bytes: &[u8]) {
+    if let Some(key) = ttl::split_data_key(bytes) {
+        assert_eq!(ttl::data_key(key), bytes);
+    }
+    if let Ok((value, write_time)) = ttl::split_data_value(bytes) {
+        assert_eq!(ttl::data_value(value, write_time), bytes);
+    }
+    if let Ok((write_time, key)) = ttl::split_index_key(bytes) {
+        assert_eq!(ttl::index_key(write_time, key), bytes);
+        assert!(bytes < ttl::index_end(write_time).as_slice());
+    }
+    if let Ok(time) = ttl::decode_time(bytes) {
+        assert_eq!(ttl::time_value(time)[..], bytes[bytes.len() - 8..]);
+    }
+    for format in ValueFormat::ALL {
+        if let Ok(Some(_)) = format.timestamp(bytes) {
+            assert!(bytes.len() >= 8);
+        }
+    }
+}
+
 /// Any bytes as a WAL file: the scan never panics and any damage it reports lies inside the file.
 pub fn wal(bytes: &[u8]) {
     use crate::wal::{scan, WalScan};
@@ -196,7 +224,7 @@ pub fn snapshot_manifest_sealed(body: &[u8]) {
     snapshot_manifest(&snapshot_manifest::seal(body));
 }
 
-pub const TARGETS: [(&str, Property); 11] = [
+pub const TARGETS: [(&str, Property); 12] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
@@ -204,6 +232,7 @@ pub const TARGETS: [(&str, Property); 11] = [
     ("jni_wire", jni_wire),
     ("open_options", open_options),
     ("snapshot_calls", snapshot_calls),
+    ("ttl_rows", ttl_rows),
     ("versioned", versioned),
     ("wal", wal),
     ("snapshot_manifest", snapshot_manifest),

@@ -75,6 +75,30 @@ impl ValueFormat {
         ValueFormat::ALL.into_iter().find(|format| format.name() == name)
     }
 
+    /// The timestamp a value in this format carries: the first 8 bytes of a timestamped value, the
+    /// 8 bytes after the headers of a timestamped value with headers (their size a zig-zag varint,
+    /// as Kafka's `ByteUtils.readVarint` reads it); `None` for the formats without one.
+    pub fn timestamp(self, value: &[u8]) -> Decoded<Option<i64>> {
+        let at = match self {
+            ValueFormat::Plain | ValueFormat::WithHeaders => return Ok(None),
+            ValueFormat::Timestamped => 0,
+            ValueFormat::TimestampedWithHeaders => {
+                let (headers, varint_bytes) = read_zigzag_varint(value)?;
+                let headers = usize::try_from(headers)
+                    .map_err(|_| Malformed(format!("a value's headers size is negative ({headers})")))?;
+                varint_bytes.saturating_add(headers)
+            }
+        };
+        match value.get(at..).and_then(|rest| rest.get(..8)) {
+            Some(timestamp) => Ok(Some(i64::from_be_bytes(timestamp.try_into().expect("8 bytes")))),
+            None => Err(Malformed(format!(
+                "a {} value of {} bytes ends before its 8-byte timestamp at byte {at}",
+                self.name(),
+                value.len()
+            ))),
+        }
+    }
+
     /// The format a store holding values without a recorded format is taken to be in when it is
     /// opened in `self`: the one it was written in before formats were recorded, which is `self`
     /// itself except for the headers formats, whose stores
@@ -87,6 +111,22 @@ impl ValueFormat {
             other => other,
         }
     }
+}
+
+/// A zig-zag varint of at most 5 bytes (Kafka's `ByteUtils.readVarint`) at the start of `bytes`,
+/// and how many bytes it took.
+fn read_zigzag_varint(bytes: &[u8]) -> Decoded<(i32, usize)> {
+    let mut raw: u32 = 0;
+    for (i, &byte) in bytes.iter().enumerate().take(5) {
+        raw |= u32::from(byte & 0x7F) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Ok((((raw >> 1) as i32) ^ -((raw & 1) as i32), i + 1));
+        }
+    }
+    Err(Malformed(match bytes.len() {
+        n if n < 5 => format!("a value's headers size (a varint) is cut short after {n} bytes"),
+        _ => "a value's headers size (a varint) is longer than 5 bytes".to_string(),
+    }))
 }
 
 /// The bytes prepended to every value of a store in `from` to bring it to `to`, or `None` where
@@ -133,6 +173,41 @@ impl Upgrade {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamps_are_read_where_each_format_keeps_them() {
+        let ts = 1_700_000_000_123i64.to_be_bytes();
+        assert_eq!(ValueFormat::Plain.timestamp(&ts).unwrap(), None);
+        assert_eq!(ValueFormat::WithHeaders.timestamp(&[0]).unwrap(), None);
+        assert_eq!(ValueFormat::Timestamped.timestamp(&[&ts[..], b"v"].concat()).unwrap(), Some(1_700_000_000_123));
+        assert_eq!(ValueFormat::Timestamped.timestamp(&[0xFF; 8]).unwrap(), Some(-1));
+        // empty headers: size 0
+        assert_eq!(
+            ValueFormat::TimestampedWithHeaders.timestamp(&[&[0][..], &ts, b"v"].concat()).unwrap(),
+            Some(1_700_000_000_123)
+        );
+        // 3 bytes of headers: zig-zag 3 is 6
+        let with_headers = [&[6, 1, 2, 3][..], &ts].concat();
+        assert_eq!(ValueFormat::TimestampedWithHeaders.timestamp(&with_headers).unwrap(), Some(1_700_000_000_123));
+        // 200 bytes of headers: zig-zag 400 is the two-byte varint 0x90 0x03
+        let long = [&[0x90, 0x03][..], &[7; 200], &ts].concat();
+        assert_eq!(ValueFormat::TimestampedWithHeaders.timestamp(&long).unwrap(), Some(1_700_000_000_123));
+        // an upgrade's prefix yields the timestamp -1
+        let upgraded =
+            [&upgrade_prefix(ValueFormat::Plain, ValueFormat::TimestampedWithHeaders).unwrap()[..], b"v"].concat();
+        assert_eq!(ValueFormat::TimestampedWithHeaders.timestamp(&upgraded).unwrap(), Some(-1));
+    }
+
+    #[test]
+    fn values_too_short_for_their_timestamp_are_malformed() {
+        assert!(ValueFormat::Timestamped.timestamp(&[1; 7]).is_err());
+        assert!(ValueFormat::TimestampedWithHeaders.timestamp(&[]).is_err());
+        assert!(ValueFormat::TimestampedWithHeaders.timestamp(&[0x80; 5]).is_err());
+        assert!(ValueFormat::TimestampedWithHeaders.timestamp(&[0x80, 0x80]).is_err());
+        assert!(ValueFormat::TimestampedWithHeaders.timestamp(&[1, 0, 0, 0, 0, 0, 0, 0, 0]).is_err()); // size -1
+        assert!(ValueFormat::TimestampedWithHeaders.timestamp(&[0xFE, 0xFF, 0xFF, 0xFF, 0x0F]).is_err());
+        // huge size
+    }
 
     #[test]
     fn codes_and_names_round_trip() {

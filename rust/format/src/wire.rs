@@ -151,6 +151,30 @@ pub fn decode_versioned_records(buf: &[u8]) -> Decoded<Vec<VersionedEntry<'_>>> 
     Ok(out)
 }
 
+/// `[int8 more 0|1]([int32 keyLen][key])*`: what an expiry pass of a store with a time-to-live
+/// answers (the keys it removed, in order, and whether expired keys remain for another pass).
+pub fn encode_expired<K: AsRef<[u8]>>(keys: &[K], more: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + keys.iter().map(|key| 4 + key.as_ref().len()).sum::<usize>());
+    out.push(u8::from(more));
+    for key in keys {
+        let key = key.as_ref();
+        out.extend_from_slice(&(key.len() as i32).to_be_bytes());
+        out.extend_from_slice(key);
+    }
+    out
+}
+
+/// Decodes [`encode_expired`]'s bytes.
+pub fn decode_expired(buf: &[u8]) -> Decoded<(Vec<&[u8]>, bool)> {
+    let mut reader = Reader::new(buf, "expired keys");
+    let more = reader.flag("more")?;
+    let mut keys = Vec::new();
+    while !reader.is_empty() {
+        keys.push(reader.i32_prefixed(false)?.unwrap_or_default());
+    }
+    Ok((keys, more))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +229,15 @@ mod tests {
         assert_eq!(decode_offset_updates(&(-1i32).to_be_bytes()), Err(Malformed("negative offset count -1".into())));
         let trailing = [&encode_offset_updates(&[])[..], &[0]].concat();
         assert_eq!(decode_offset_updates(&trailing), Err(Malformed("trailing bytes after offsets".into())));
+    }
+
+    #[test]
+    fn expired_keys_round_trip() {
+        let keys: Vec<&[u8]> = vec![b"a", b"", b"\xff\x00"];
+        let bytes = encode_expired(&keys, true);
+        assert_eq!(decode_expired(&bytes), Ok((keys, true)));
+        assert_eq!(decode_expired(&[0]), Ok((vec![], false)));
+        assert!(decode_expired(&[2]).is_err());
+        assert!(decode_expired(&[0, 0, 0, 0, 5, 1]).is_err());
     }
 }

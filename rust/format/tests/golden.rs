@@ -7,7 +7,7 @@
 use std::fmt::Write;
 use std::path::Path;
 use txn_rocksdb_format::offsets::TopicPartition;
-use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy};
+use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
 use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
 use txn_rocksdb_format::value_format::ValueFormat;
 use txn_rocksdb_format::{session_key, window_key};
@@ -43,6 +43,7 @@ fn open_options_cases() -> Vec<(&'static str, OpenOptions<'static>)> {
                 corruption: CorruptionPolicy::Refuse,
                 value_format: ValueFormat::Plain,
                 spill_bytes: 16 << 20,
+                ttl: None,
                 rocksdb_options: "",
                 store_rocksdb_options: "",
             },
@@ -57,6 +58,7 @@ fn open_options_cases() -> Vec<(&'static str, OpenOptions<'static>)> {
                 corruption: CorruptionPolicy::OpenAtLastConsistentCommit,
                 value_format: ValueFormat::Timestamped,
                 spill_bytes: 0,
+                ttl: Some(TtlOptions { ttl_ms: 3_600_000, basis: TimeBasis::Stream }),
                 rocksdb_options: "write_buffer_size=1048576",
                 store_rocksdb_options: "max_write_buffer_number=3",
             },
@@ -71,6 +73,7 @@ fn open_options_cases() -> Vec<(&'static str, OpenOptions<'static>)> {
                 corruption: CorruptionPolicy::RestoreFromChangelog,
                 value_format: ValueFormat::TimestampedWithHeaders,
                 spill_bytes: -1,
+                ttl: Some(TtlOptions { ttl_ms: i64::MAX, basis: TimeBasis::WallClock }),
                 rocksdb_options: "",
                 store_rocksdb_options: "caf\u{e9}=1",
             },
@@ -85,6 +88,7 @@ fn open_options_cases() -> Vec<(&'static str, OpenOptions<'static>)> {
                 corruption: CorruptionPolicy::Refuse,
                 value_format: ValueFormat::WithHeaders,
                 spill_bytes: i64::MAX,
+                ttl: None,
                 rocksdb_options: "a=1;b=2",
                 store_rocksdb_options: "",
             },

@@ -4,5 +4,5 @@
 
 pub(crate) use txn_rocksdb_format::open_options;
 pub(crate) use txn_rocksdb_format::wire::{
-    decode_batch, decode_offset_updates, encode_offsets, push_entry, push_versioned_record,
+    decode_batch, decode_offset_updates, encode_expired, encode_offsets, push_entry, push_versioned_record,
 };

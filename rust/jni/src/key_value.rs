@@ -1,18 +1,20 @@
 //! Exported functions of `NativeKeyValueStore.java`: each converts arguments, calls the engine and
-//! converts the result. No storage logic lives here.
+//! converts the result. No storage logic lives here. Reads and writes go through the store's
+//! key-value face (`AnyStore::key_values`), which applies a time-to-live where the store has one;
+//! writes carry their time, which a store without one ignores.
 //!
 //! # Safety
 //! Every `handle` is a store handle as described in `handles` (0 or live until `close`).
 
 use crate::codec;
 use crate::ffi::{run, run_raw};
-use crate::handles::{flag, optional_bytes, required_bytes, to_java};
+use crate::handles::{flag, new_array, optional_bytes, required_bytes, size, to_java};
 use crate::iterator::iter_handle;
 use crate::store::{open_options, store, store_handle};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jboolean, jbyteArray, jlong};
+use jni::sys::{jboolean, jbyteArray, jint, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::{AnyStore, KeyValueStore, Range};
+use txn_rocksdb::{AnyStore, Range};
 
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_open<'l>(
@@ -23,7 +25,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> jlong {
     run(&mut env, |env| {
         let (path, options) = open_options(env, &path, &options)?;
-        Ok(store_handle(AnyStore::KeyValue(KeyValueStore::open(&path, options)?)))
+        Ok(store_handle(AnyStore::open_key_value(&path, options)?))
     })
 }
 
@@ -38,7 +40,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> jbyteArray {
     run_raw(&mut env, std::ptr::null_mut(), |env| {
         let key = env.required_bytes(&key, "key")?;
-        store(handle)?.key_value().get_with(&key, flag(committed_only), |v| match v {
+        store(handle)?.key_values().get_with(&key, flag(committed_only), |v| match v {
             Some(v) => env.new_array(v),
             None => Ok(std::ptr::null_mut()),
         })?
@@ -53,11 +55,12 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     handle: jlong,
     key: JByteArray<'l>,
     value: JByteArray<'l>,
+    time: jlong,
 ) {
     run_raw(&mut env, (), |env| {
         let key = env.required_bytes(&key, "key")?;
         let value = env.optional_bytes(&value);
-        Ok(store(handle)?.key_value().put_owned(key, value)?)
+        Ok(store(handle)?.key_values().put_owned(key, value, time)?)
     })
 }
 
@@ -68,11 +71,12 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     handle: jlong,
     key: JByteArray<'l>,
     value: JByteArray<'l>,
+    time: jlong,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
         let value = required_bytes(env, &value, "value")?;
-        let existing = store(handle)?.key_value().put_if_absent(&key, &value)?;
+        let existing = store(handle)?.key_values().put_if_absent(&key, &value, time)?;
         to_java(env, existing)
     })
 }
@@ -83,10 +87,11 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
     _class: JClass<'l>,
     handle: jlong,
     batch: JByteArray<'l>,
+    time: jlong,
 ) {
     run(&mut env, |env| {
         let batch = required_bytes(env, &batch, "batch")?;
-        Ok(store(handle)?.key_value().put_all(codec::decode_batch(&batch)?)?)
+        Ok(store(handle)?.key_values().put_all(codec::decode_batch(&batch)?, time)?)
     })
 }
 
@@ -99,7 +104,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let key = required_bytes(env, &key, "key")?;
-        let old = store(handle)?.key_value().delete(&key)?;
+        let old = store(handle)?.key_values().delete(&key)?;
         to_java(env, old)
     })
 }
@@ -123,6 +128,35 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
             reverse: flag(reverse),
             committed_only: flag(committed_only),
         };
-        Ok(iter_handle(store(handle)?.key_value().range(range)?))
+        Ok(iter_handle(store(handle)?.key_values().range(range)?))
+    })
+}
+
+/// An expiry pass of a store with a time-to-live: the keys it removed and whether more remain, in
+/// the layout of the format crate's `wire::encode_expired`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_expire<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    max_rows: jint,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        let expired = store(handle)?.ttl()?.expire(size(i64::from(max_rows), "maxRows")?)?;
+        new_array(env, &codec::encode_expired(&expired.keys, expired.more))
+    })
+}
+
+/// Moves the time of a store with a time-to-live forward (wall-clock time at a commit).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKeyValueStore_advanceTime<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    time: jlong,
+) {
+    run(&mut env, |_| {
+        store(handle)?.ttl()?.advance_time(time);
+        Ok(())
     })
 }

@@ -143,5 +143,5 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSto
     _class: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    run(&mut env, |_| Ok(store(handle)?.key_value().approximate_num_entries()?.min(i64::MAX as u64) as jlong))
+    run(&mut env, |_| Ok(store(handle)?.approximate_num_entries()?.min(i64::MAX as u64) as jlong))
 }

@@ -276,6 +276,49 @@ public final class TxnRocksDBConfig {
     public static final int SNAPSHOT_IO_THREADS_DEFAULT = 2;
 
     /** {@value}: the prefix of every txn-rocksdb entry. */
+    /**
+     * {@value}: long, milliseconds, at least 1, default none (keys never expire). The time-to-live
+     * of the application's key-value stores (plain, timestamped and with headers, both strategies):
+     * a key expires this long after its last write ({@link #TTL_TIME_CONFIG} says in what time), is
+     * invisible to every read from then on, and is removed at a later commit, which also writes its
+     * tombstone to the store's changelog in the same transaction, so that no restore brings it
+     * back. {@value #TTL_MS_STORE_PREFIX}{@code <store name>} sets it for one store (empty: none for
+     * that store); a store built with {@code TxnStores...withTtl} keeps its own. Window, session and
+     * versioned stores expire their records by their retention period: they ignore this entry, and
+     * the per-store form naming one makes its initialization fail. A store with a time-to-live
+     * refuses a caching layer above it (the cache would serve expired keys): build it
+     * {@code withCachingDisabled()}, or set {@code statestore.cache.max.bytes=0}.
+     */
+    public static final String TTL_MS_CONFIG = "txn.rocksdb.ttl.ms";
+
+    /** {@value}: the prefix of the per-store form of {@link #TTL_MS_CONFIG}, followed by the store name. */
+    public static final String TTL_MS_STORE_PREFIX = "txn.rocksdb.ttl.ms.";
+
+    /**
+     * {@value}: string, {@code stream} (default) or {@code wall-clock}: what a time-to-live counts in
+     * (see {@link TimeBasis}). Under {@code stream} a key's write time is its value's timestamp
+     * (timestamped stores) or the processed record's timestamp, and the store's time is the largest
+     * write time it has seen: a replay expires the same keys, and nothing expires while no records
+     * arrive. Under {@code wall-clock} both are the stream thread's clock, read at each write and
+     * each commit. Either way time never goes back: a clock or timestamps going backwards revive no
+     * key, and a key written with a timestamp older than the time-to-live is expired at once.
+     */
+    public static final String TTL_TIME_CONFIG = "txn.rocksdb.ttl.time";
+
+    /** Default of {@link #TTL_TIME_CONFIG}. */
+    public static final String TTL_TIME_DEFAULT = "stream";
+
+    /**
+     * {@value}: int, at least 1, default {@link #TTL_EXPIRY_KEYS_PER_COMMIT_DEFAULT}. The most
+     * expired keys a store with a time-to-live removes (and sends tombstones for) at one commit,
+     * which bounds what expiry adds to a commit; a mass expiry is spread over commits, its keys
+     * invisible meanwhile.
+     */
+    public static final String TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG = "txn.rocksdb.ttl.expiry.keys.per.commit";
+
+    /** Default of {@link #TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG}. */
+    public static final int TTL_EXPIRY_KEYS_PER_COMMIT_DEFAULT = 10_000;
+
     public static final String PREFIX = "txn.rocksdb.";
 
     private static final ConfigDef CONFIG = new ConfigDef()
@@ -399,6 +442,31 @@ public final class TxnRocksDBConfig {
                     "threads sending the snapshots of every store of the process (and as many for the location's I/O); fixed"
                             + " by the first store that opens with snapshots")
             .define(
+                    TTL_MS_CONFIG,
+                    Type.LONG,
+                    null,
+                    new TtlValidator(),
+                    Importance.MEDIUM,
+                    "the time-to-live of key-value stores in ms (none by default): a key expires this long after its last"
+                            + " write, is invisible from then on, and is removed with a tombstone in the changelog at a later commit;"
+                            + " txn.rocksdb.ttl.ms.{store name} sets it for one store (empty: none). Window, session and versioned"
+                            + " stores have a retention period instead. A store with one refuses a caching layer above it")
+            .define(
+                    TTL_TIME_CONFIG,
+                    Type.STRING,
+                    TTL_TIME_DEFAULT,
+                    new TimeBasisValidator(),
+                    Importance.LOW,
+                    "what a time-to-live counts in: stream (the largest record timestamp the store has seen) or wall-clock"
+                            + " (the stream thread's clock at each write and commit)")
+            .define(
+                    TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG,
+                    Type.INT,
+                    TTL_EXPIRY_KEYS_PER_COMMIT_DEFAULT,
+                    ConfigDef.Range.atLeast(1),
+                    Importance.LOW,
+                    "the most expired keys a store with a time-to-live removes, with their tombstones, at one commit")
+            .define(
                     DSL_TRANSACTIONAL_CONFIG,
                     Type.BOOLEAN,
                     DSL_TRANSACTIONAL_DEFAULT,
@@ -495,6 +563,39 @@ public final class TxnRocksDBConfig {
         public String toString() {
             return "empty, s3://bucket/prefix, az://container/prefix, abfss://container@account.dfs.core.windows.net/prefix"
                     + " or file:///absolute/path";
+        }
+    }
+
+    /** Accepts no value (no time-to-live) or a number of milliseconds of at least 1. */
+    static final class TtlValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value != null && ((Number) value).longValue() < 1) {
+                throw new ConfigException(
+                        name,
+                        value,
+                        "A time-to-live is at least 1 ms (leave the setting out for keys that never expire)");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "[1,...] ms, or none";
+        }
+    }
+
+    /** Accepts what {@link ConfigValues#timeBasis} accepts, with its message otherwise. */
+    private static final class TimeBasisValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (!(value instanceof TimeBasis)) {
+                ConfigValues.timeBasis(name, value == null ? null : value.toString());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "[" + ConfigValues.timeBases() + "] (case-insensitive)";
         }
     }
 

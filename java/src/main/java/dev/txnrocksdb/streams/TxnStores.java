@@ -12,7 +12,6 @@ import dev.txnrocksdb.streams.internals.TxnVersionedBytesStoreSupplier;
 import dev.txnrocksdb.streams.internals.TxnWindowStore;
 import java.time.Duration;
 import java.util.Objects;
-import org.apache.kafka.streams.state.KeyValueBytesStoreSupplier;
 import org.apache.kafka.streams.state.SessionBytesStoreSupplier;
 import org.apache.kafka.streams.state.VersionedBytesStoreSupplier;
 import org.apache.kafka.streams.state.WindowBytesStoreSupplier;
@@ -63,7 +62,7 @@ public final class TxnStores {
      * @return a supplier of key-value stores
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentKeyValueStore(String name, boolean transactional) {
+    public static TxnKeyValueStoreSupplier persistentKeyValueStore(String name, boolean transactional) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueBytesStoreSupplier(name, transactional);
     }
@@ -77,7 +76,7 @@ public final class TxnStores {
      * @return a supplier of timestamped key-value stores
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStore(String name, boolean transactional) {
+    public static TxnKeyValueStoreSupplier persistentTimestampedKeyValueStore(String name, boolean transactional) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnTimestampedKeyValueBytesStoreSupplier(name, transactional);
     }
@@ -89,7 +88,7 @@ public final class TxnStores {
      * @return a supplier of transactional key-value stores
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(String name) {
+    public static TxnKeyValueStoreSupplier persistentTransactionalKeyValueStore(String name) {
         return persistentKeyValueStore(name, true);
     }
 
@@ -102,7 +101,7 @@ public final class TxnStores {
      * @return a supplier of transactional key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalKeyValueStore(
+    public static TxnKeyValueStoreSupplier persistentTransactionalKeyValueStore(
             String name, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
@@ -116,7 +115,7 @@ public final class TxnStores {
      * @return a supplier of transactional timestamped key-value stores
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name) {
+    public static TxnKeyValueStoreSupplier persistentTransactionalTimestampedKeyValueStore(String name) {
         return persistentTimestampedKeyValueStore(name, true);
     }
 
@@ -129,7 +128,7 @@ public final class TxnStores {
      * @return a supplier of transactional timestamped key-value stores
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStore(
+    public static TxnKeyValueStoreSupplier persistentTransactionalTimestampedKeyValueStore(
             String name, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnTimestampedKeyValueBytesStoreSupplier(name, true, requireStrategy(strategy));
@@ -311,7 +310,7 @@ public final class TxnStores {
      * @return a supplier of timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(
+    public static TxnKeyValueStoreSupplier persistentTimestampedKeyValueStoreWithHeaders(
             String name, boolean transactional) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueHeadersBytesStoreSupplier(name, transactional, null);
@@ -325,7 +324,7 @@ public final class TxnStores {
      * @return a supplier of transactional timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(String name) {
+    public static TxnKeyValueStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(String name) {
         return persistentTimestampedKeyValueStoreWithHeaders(name, true);
     }
 
@@ -338,7 +337,7 @@ public final class TxnStores {
      * @return a supplier of transactional timestamped key-value store with headerss
      * @throws NullPointerException if {@code name} or {@code strategy} is null
      */
-    public static KeyValueBytesStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(
+    public static TxnKeyValueStoreSupplier persistentTransactionalTimestampedKeyValueStoreWithHeaders(
             String name, TransactionStrategy strategy) {
         Objects.requireNonNull(name, "name cannot be null");
         return new TxnKeyValueHeadersBytesStoreSupplier(name, true, requireStrategy(strategy));

@@ -3,7 +3,9 @@
  * own {@code org.apache.kafka.streams.state} API.
  *
  * <ul>
- *   <li>{@link dev.txnrocksdb.streams.TxnStores}: store suppliers, as Kafka's {@code Stores};</li>
+ *   <li>{@link dev.txnrocksdb.streams.TxnStores}: store suppliers, as Kafka's {@code Stores}; the
+ *       key-value ones are {@link dev.txnrocksdb.streams.TxnKeyValueStoreSupplier}s, whose stores
+ *       take a time-to-live ({@code withTtl}, counted in {@link dev.txnrocksdb.streams.TimeBasis});</li>
  *   <li>{@link dev.txnrocksdb.streams.TxnRocksDBDslStoreSuppliers}: every DSL operator's stores at
  *       once ({@code dsl.store.suppliers.class}), as Kafka's {@code BuiltInDslStoreSuppliers};</li>
  *   <li>{@link dev.txnrocksdb.streams.TxnStoreTypes}: KIP-844's {@code TXN_ROCKS_DB} store type

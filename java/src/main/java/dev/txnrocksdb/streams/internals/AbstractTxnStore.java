@@ -4,6 +4,7 @@ import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TransactionalStateStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -47,6 +48,19 @@ public abstract class AbstractTxnStore<S extends NativeStore> implements Transac
      */
     ValueFormat valueFormat() {
         return ValueFormat.PLAIN;
+    }
+
+    /**
+     * The store's time-to-live from the settings: none for the kinds whose records expire by their
+     * retention period (window, session, versioned), which refuse one set for them by name; the
+     * key-value stores say theirs.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException if {@code txn.rocksdb.ttl.ms.<name>}
+     *     names this store
+     */
+    Duration ttl(StoreSettings settings) {
+        settings.refuseTtl(name());
+        return null;
     }
 
     /** Always {@code true}: the data lives on disk and survives restarts. */

@@ -1,11 +1,14 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,8 +41,7 @@ public final class ConfigValidation {
         Map<String, Object> ours = new HashMap<>();
         configs.forEach((key, value) -> {
             if (value != null && DEFINITION.names().contains(key)) {
-                ours.put(
-                        key, value instanceof TransactionStrategy ? ((TransactionStrategy) value).configName() : value);
+                ours.put(key, configValue(value));
             } else if (value != null && isStoreOptionsKey(key)) {
                 DEFINITION
                         .configKeys()
@@ -50,6 +52,8 @@ public final class ConfigValidation {
                 storeSpillBytes(key, value);
             } else if (value != null && isSnapshotOptionKey(key)) {
                 snapshotOption(key, value);
+            } else if (value != null && isStoreTtlKey(key)) {
+                storeTtl(key, value);
             } else if (value != null && isStoreSnapshotLocationKey(key)) {
                 DEFINITION
                         .configKeys()
@@ -64,6 +68,42 @@ public final class ConfigValidation {
             }
         }
         return DEFINITION.parse(ours);
+    }
+
+    /** An enumeration's value as its configuration spelling, anything else as it is. */
+    private static Object configValue(Object value) {
+        if (value instanceof TransactionStrategy) {
+            return ((TransactionStrategy) value).configName();
+        }
+        if (value instanceof TimeBasis) {
+            return ((TimeBasis) value).configName();
+        }
+        return value;
+    }
+
+    /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#TTL_MS_CONFIG}. */
+    static boolean isStoreTtlKey(String key) {
+        return key.startsWith(TxnRocksDBConfig.TTL_MS_STORE_PREFIX)
+                && key.length() > TxnRocksDBConfig.TTL_MS_STORE_PREFIX.length();
+    }
+
+    /**
+     * A value of the per-store form of {@link TxnRocksDBConfig#TTL_MS_CONFIG}: empty for none,
+     * else checked as the entry itself is.
+     *
+     * @return the time-to-live, or empty for none
+     * @throws org.apache.kafka.common.config.ConfigException naming {@code key}, for a malformed value
+     *     or one below 1 ms
+     */
+    static Optional<Duration> storeTtl(String key, Object value) {
+        if (value.toString().trim().isEmpty()) {
+            return Optional.empty();
+        }
+        ConfigDef.ConfigKey definition = DEFINITION.configKeys().get(TxnRocksDBConfig.TTL_MS_CONFIG);
+        Object parsed =
+                ConfigDef.parseType(key, value instanceof String ? ((String) value).trim() : value, definition.type);
+        definition.validator.ensureValid(key, parsed);
+        return Optional.of(Duration.ofMillis((Long) parsed));
     }
 
     /** Whether {@code key} is the per-store form of {@link TxnRocksDBConfig#ROCKSDB_OPTIONS_CONFIG}. */
@@ -131,6 +171,7 @@ public final class ConfigValidation {
                     && !isStoreOptionsKey(key)
                     && !isStoreSpillBytesKey(key)
                     && !isStoreSnapshotLocationKey(key)
+                    && !isStoreTtlKey(key)
                     && !isSnapshotOptionKey(key)) {
                 warnings.add(
                         "Unknown txn-rocksdb setting " + key + " is ignored; did you mean " + closestKey(key) + "?");

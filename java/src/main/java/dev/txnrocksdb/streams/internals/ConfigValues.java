@@ -1,5 +1,6 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import java.util.Locale;
 import java.util.Map;
@@ -63,6 +64,37 @@ public final class ConfigValues {
                 out.append(", ");
             }
             out.append(strategy.configName());
+        }
+        return out.toString();
+    }
+
+    /**
+     * Parses a time-to-live basis setting ({@code txn.rocksdb.ttl.time}): {@code stream} or
+     * {@code wall-clock} (surrounding whitespace and letter case are ignored).
+     *
+     * @throws ConfigException naming the setting, the value and the allowed values, if
+     *     {@code value} is null or names no basis
+     */
+    public static TimeBasis timeBasis(String name, String value) {
+        if (value != null) {
+            String text = value.trim().toLowerCase(Locale.ROOT);
+            for (TimeBasis basis : TimeBasis.values()) {
+                if (basis.configName().equals(text)) {
+                    return basis;
+                }
+            }
+        }
+        throw new ConfigException(name, value, "Expected one of: " + timeBases());
+    }
+
+    /** The allowed values of the time basis setting, comma-separated: {@code stream, wall-clock}. */
+    public static String timeBases() {
+        StringBuilder out = new StringBuilder();
+        for (TimeBasis basis : TimeBasis.values()) {
+            if (out.length() > 0) {
+                out.append(", ");
+            }
+            out.append(basis.configName());
         }
         return out.toString();
     }

@@ -10,8 +10,10 @@ import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Sensor.RecordingLevel;
@@ -66,6 +68,7 @@ public final class StoreCore<S extends NativeStore> {
     private volatile TopicPartition contextChangelogPartition;
     private volatile StateStoreContext context;
     private volatile TransactionStrategy openedStrategy;
+    private volatile Duration openedTtl;
     private volatile StoreMetrics metrics = StoreMetrics.NONE;
     private volatile StoreSnapshots snapshots;
 
@@ -104,13 +107,19 @@ public final class StoreCore<S extends NativeStore> {
      * {@code root} for restoration with a {@link ChangelogRestorer}, which hands each changelog
      * batch to {@link NativeStore#restore}.
      *
+     * @param ttlOf the store's time-to-live from the settings (a key-value store's, see
+     *     {@link StoreSettings#ttl}), or null; it may refuse one (the kinds with retention)
      * @return the application's settings, for store-specific use
      * @throws ProcessorStateException if the store is already open, its directory cannot be
      *     created, the native store fails to open, or the exactly-once settings conflict with this
      *     store (see {@code TransactionalStateStore})
      */
     public synchronized StoreSettings init(
-            StateStoreContext context, StateStore root, ValueFormat valueFormat, Opener<S> opener) {
+            StateStoreContext context,
+            StateStore root,
+            ValueFormat valueFormat,
+            Function<StoreSettings, Duration> ttlOf,
+            Opener<S> opener) {
         if (isOpen()) {
             throw new ProcessorStateException("Store " + name + " is already open");
         }
@@ -133,8 +142,9 @@ public final class StoreCore<S extends NativeStore> {
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         StoreSnapshots openedSnapshots = StoreSnapshots.open(
                 name, settings, context, changelogPartition, dir, StoreSnapshots.lookupFor(context.appConfigs()));
+        Duration ttl = ttlOf.apply(settings);
         OpenOptions openOptions =
-                settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics);
+                settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics, ttl);
         S opened;
         boolean wipedBeforeSnapshot = false;
         try {
@@ -161,6 +171,7 @@ public final class StoreCore<S extends NativeStore> {
             this.contextChangelogPartition = changelogPartition;
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
+            this.openedTtl = ttl;
             this.metrics = StoreMetrics.register(context, name, opened, statistics);
             this.metrics.addSnapshotMetrics(openedSnapshots);
             if (wipedBeforeSnapshot) {
@@ -181,6 +192,16 @@ public final class StoreCore<S extends NativeStore> {
                 new ChangelogRestorer(
                         this::store, positions, settings.consistencyEnabled(), registered::recordRestore));
         return settings;
+    }
+
+    /** The time-to-live the store was opened with, or null (keys never expire, or not opened yet). */
+    public Duration ttl() {
+        return openedTtl;
+    }
+
+    /** Whether the store, as opened, has a changelog. */
+    public boolean changelogged() {
+        return contextChangelogPartition != null;
     }
 
     public boolean isOpen() {

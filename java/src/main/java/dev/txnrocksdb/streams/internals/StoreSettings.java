@@ -1,13 +1,16 @@
 package dev.txnrocksdb.streams.internals;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.internals.nativeapi.CorruptionPolicy;
 import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
 import dev.txnrocksdb.streams.internals.nativeapi.ValueFormat;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -38,6 +41,10 @@ public final class StoreSettings {
     private final long snapshotRequestTimeoutMs;
     private final long snapshotRestoreWaitMs;
     private final int snapshotIoThreads;
+    private final Duration ttl;
+    private final Map<String, Optional<Duration>> storeTtls;
+    private final TimeBasis timeBasis;
+    private final int expiryKeysPerCommit;
 
     private StoreSettings(StoreSettings settings, TransactionStrategy transactionStrategy) {
         this.exactlyOnce = settings.exactlyOnce;
@@ -62,6 +69,10 @@ public final class StoreSettings {
         this.snapshotRequestTimeoutMs = settings.snapshotRequestTimeoutMs;
         this.snapshotRestoreWaitMs = settings.snapshotRestoreWaitMs;
         this.snapshotIoThreads = settings.snapshotIoThreads;
+        this.ttl = settings.ttl;
+        this.storeTtls = settings.storeTtls;
+        this.timeBasis = settings.timeBasis;
+        this.expiryKeysPerCommit = settings.expiryKeysPerCommit;
     }
 
     private StoreSettings(Map<String, ?> configs) {
@@ -80,6 +91,7 @@ public final class StoreSettings {
         Map<String, Long> perStoreSpillBytes = new HashMap<>();
         Map<String, String> perStoreSnapshotLocations = new HashMap<>();
         Map<String, String> locationOptions = new java.util.TreeMap<>();
+        Map<String, Optional<Duration>> perStoreTtls = new HashMap<>();
         configs.forEach((key, value) -> {
             if (value != null && ConfigValidation.isStoreOptionsKey(key)) {
                 perStore.put(key.substring(TxnRocksDBConfig.ROCKSDB_OPTIONS_STORE_PREFIX.length()), value.toString());
@@ -91,6 +103,10 @@ public final class StoreSettings {
                 locationOptions.put(
                         key.substring(TxnRocksDBConfig.SNAPSHOT_OPTION_PREFIX.length()),
                         ConfigValidation.snapshotOption(key, value));
+            } else if (value != null && ConfigValidation.isStoreTtlKey(key)) {
+                perStoreTtls.put(
+                        key.substring(TxnRocksDBConfig.TTL_MS_STORE_PREFIX.length()),
+                        ConfigValidation.storeTtl(key, value));
             } else if (value != null && ConfigValidation.isStoreSnapshotLocationKey(key)) {
                 perStoreSnapshotLocations.put(
                         key.substring(TxnRocksDBConfig.SNAPSHOT_LOCATION_STORE_PREFIX.length()),
@@ -98,6 +114,12 @@ public final class StoreSettings {
             }
         });
         this.storeSnapshotLocations = Map.copyOf(perStoreSnapshotLocations);
+        Long ttlMs = (Long) ours.get(TxnRocksDBConfig.TTL_MS_CONFIG);
+        this.ttl = ttlMs == null ? null : Duration.ofMillis(ttlMs);
+        this.storeTtls = Map.copyOf(perStoreTtls);
+        this.timeBasis = ConfigValues.timeBasis(
+                TxnRocksDBConfig.TTL_TIME_CONFIG, (String) ours.get(TxnRocksDBConfig.TTL_TIME_CONFIG));
+        this.expiryKeysPerCommit = (Integer) ours.get(TxnRocksDBConfig.TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG);
         this.snapshotOptions = java.util.Collections.unmodifiableMap(locationOptions);
         this.snapshotLocation = ((String) ours.get(TxnRocksDBConfig.SNAPSHOT_LOCATION_CONFIG)).trim();
         this.snapshotIntervalMs = (Long) ours.get(TxnRocksDBConfig.SNAPSHOT_INTERVAL_MS_CONFIG);
@@ -247,22 +269,68 @@ public final class StoreSettings {
     }
 
     /**
+     * A key-value store's time-to-live: the store's own (built with {@code withTtl}) if it has
+     * one, else {@code txn.rocksdb.ttl.ms.<store name>} if set (empty: none), else
+     * {@link TxnRocksDBConfig#TTL_MS_CONFIG}; null when its keys never expire.
+     *
+     * @param storeTtl the time-to-live the store was built with, or null
+     */
+    public Duration ttl(String storeName, Duration storeTtl) {
+        if (storeTtl != null) {
+            return storeTtl;
+        }
+        Optional<Duration> own = storeTtls.get(storeName);
+        return own != null ? own.orElse(null) : ttl;
+    }
+
+    /**
+     * Refuses a time-to-live set for a store of a kind that has a retention period instead
+     * ({@code txn.rocksdb.ttl.ms.<store name>} naming a window, session or versioned store; the
+     * application-wide entry applies to key-value stores only).
+     *
+     * @throws org.apache.kafka.common.config.ConfigException naming the setting and the store
+     */
+    public void refuseTtl(String storeName) {
+        Optional<Duration> own = storeTtls.get(storeName);
+        if (own != null && own.isPresent()) {
+            throw new org.apache.kafka.common.config.ConfigException(
+                    TxnRocksDBConfig.TTL_MS_STORE_PREFIX + storeName,
+                    own.get().toMillis(),
+                    "Store " + storeName + " is a window, session or versioned store, whose records expire by its"
+                            + " retention period: a time-to-live applies to key-value stores only. Remove the setting,"
+                            + " or set the store's retention instead");
+        }
+    }
+
+    /** {@link TxnRocksDBConfig#TTL_TIME_CONFIG}. */
+    public TimeBasis timeBasis() {
+        return timeBasis;
+    }
+
+    /** {@link TxnRocksDBConfig#TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG}. */
+    public int expiryKeysPerCommit() {
+        return expiryKeysPerCommit;
+    }
+
+    /**
      * What opening the store takes besides its directory: these settings (fsync at commit, the
-     * strategy, the corruption policy, the RocksDB options, the spill size) for it, with what the
-     * store's kind and context decide.
+     * strategy, the corruption policy, the RocksDB options, the spill size, the time basis) for it,
+     * with what the store's kind and context decide.
      *
      * @param storeName the store's name (its own RocksDB options and spill size)
      * @param transactional false for a write-through store
      * @param changelogged whether the store has a changelog (the corruption policy depends on it)
      * @param valueFormat the format of the values the store holds
      * @param statistics whether RocksDB collects its statistics for the store
+     * @param ttl the key-value store's time-to-live ({@link #ttl}), or null
      */
     public OpenOptions openOptions(
             String storeName,
             boolean transactional,
             boolean changelogged,
             ValueFormat valueFormat,
-            boolean statistics) {
+            boolean statistics,
+            Duration ttl) {
         String[] rocksDB = rocksDBOptions(storeName);
         return OpenOptions.builder()
                 .transactional(transactional)
@@ -273,6 +341,7 @@ public final class StoreSettings {
                 .statistics(statistics)
                 .rocksDBOptions(rocksDB[0], rocksDB[1])
                 .spillBytes(spillBytes(storeName))
+                .ttl(ttl, timeBasis)
                 .build();
     }
 

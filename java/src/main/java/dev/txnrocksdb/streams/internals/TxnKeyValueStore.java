@@ -3,6 +3,7 @@ package dev.txnrocksdb.streams.internals;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.internals.nativeapi.BatchEncoder;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeKeyValueStore;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import org.apache.kafka.common.IsolationLevel;
@@ -16,6 +17,8 @@ import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+import org.apache.kafka.streams.state.internals.CacheFlushListener;
+import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
  * A persistent key-value bytes store on the txn-rocksdb native engine (one RocksDB instance per
@@ -37,8 +40,16 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * is greater than {@code to} is empty, a null range bound is unbounded, and use after close throws
  * {@link InvalidStateStoreException}.
  */
-public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> implements KeyValueStore<Bytes, byte[]> {
+public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
+        implements KeyValueStore<Bytes, byte[]>, CachedStateStore<Bytes, byte[]> {
+    /** The time of a write to a store without a time-to-live, which ignores it. */
+    private static final long NO_TIME = -1;
+
+    private final Duration ownTtl;
     private final KeyValueReadView reads;
+    /** The store's expiry while it is open with a time-to-live, else null. */
+    private volatile StoreExpiry expiry;
+
     private final KeyValueReadView committedReads;
 
     /**
@@ -64,9 +75,39 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
      * @throws NullPointerException if {@code name} is null
      */
     public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy) {
+        this(name, transactional, strategy, null);
+    }
+
+    /**
+     * Creates a store with its own transaction strategy and time-to-live; it opens in {@link #init}.
+     *
+     * @param name the store name (also its directory name)
+     * @param transactional true: stage writes until commit; false: write-through
+     * @param strategy where uncommitted writes are kept; null: the application's
+     *     {@link dev.txnrocksdb.streams.TxnRocksDBConfig#TRANSACTION_STRATEGY_CONFIG}
+     * @param ttl how long a key stays after its last write; null: the application's
+     *     {@link dev.txnrocksdb.streams.TxnRocksDBConfig#TTL_MS_CONFIG} (none by default)
+     * @throws NullPointerException if {@code name} is null
+     * @throws IllegalArgumentException if {@code ttl} is below 1 ms
+     */
+    public TxnKeyValueStore(String name, boolean transactional, TransactionStrategy strategy, Duration ttl) {
         super(name, transactional, strategy);
+        this.ownTtl = checkTtl(name, ttl);
         this.reads = new KeyValueReadView(core::store, false);
         this.committedReads = new KeyValueReadView(core::store, true);
+    }
+
+    /**
+     * A store's own time-to-live, checked: at least 1 ms.
+     *
+     * @throws IllegalArgumentException naming the store, for a zero or negative one
+     */
+    static Duration checkTtl(String name, Duration ttl) {
+        if (ttl != null && (ttl.isNegative() || ttl.toMillis() < 1)) {
+            throw new IllegalArgumentException(
+                    "The time-to-live of store " + name + " must be at least 1 ms, not " + ttl);
+        }
+        return ttl;
     }
 
     /**
@@ -80,7 +121,77 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
      */
     @Override
     public void init(StateStoreContext context, StateStore root) {
-        core.init(context, root, valueFormat(), (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
+        StoreSettings settings = core.init(
+                context,
+                root,
+                valueFormat(),
+                this::ttl,
+                (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));
+        Duration ttl = core.ttl();
+        if (ttl != null) {
+            try {
+                expiry = StoreExpiry.open(
+                        name(), ttl, settings, context, root, this, core.changelogged(), core::store, core::position);
+            } catch (RuntimeException e) {
+                core.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * The store's own time-to-live if it was built with one, else the configured one
+     * ({@link StoreSettings#ttl}).
+     */
+    @Override
+    Duration ttl(StoreSettings settings) {
+        return settings.ttl(name(), ownTtl);
+    }
+
+    /** The time-to-live the store was built with, or null when it takes the configured one. */
+    public Duration ownTtl() {
+        return ownTtl;
+    }
+
+    /** The time of a write now (see {@link StoreExpiry#writeTime}); -1 without a time-to-live. */
+    private long writeTime() {
+        StoreExpiry e = expiry;
+        return e == null ? NO_TIME : e.writeTime();
+    }
+
+    // ---------------------------------------------------------------- CachedStateStore
+
+    /**
+     * Kafka calls this before every commit, inside its transaction ({@code StreamTask#prepareCommit}):
+     * a store with a time-to-live removes expired keys here and logs their tombstones (see
+     * {@link StoreExpiry}). This store keeps no cache.
+     */
+    @Override
+    public void flushCache() {
+        StoreExpiry e = expiry;
+        if (e != null && isOpen()) {
+            e.beforeCommit();
+        }
+    }
+
+    /** No cache: nothing to clear. */
+    @Override
+    public void clearCache() {}
+
+    /** No cache: nothing is forwarded from here, so no listener is kept. */
+    @Override
+    public boolean setFlushListener(CacheFlushListener<Bytes, byte[]> listener, boolean sendOldValues) {
+        return false;
+    }
+
+    @Override
+    public void close() {
+        StoreExpiry e = expiry;
+        if (e != null) {
+            expiry = null;
+            e.close();
+        }
+        super.close();
     }
 
     // ---------------------------------------------------------------- writes
@@ -88,7 +199,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
     @Override
     public void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
-        core.store().put(key.get(), value);
+        core.store().put(key.get(), value, writeTime());
         core.recordWrite();
     }
 
@@ -99,7 +210,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
             // Kafka's stores never write a null value here: nothing to put.
             return get(key);
         }
-        byte[] existing = core.store().putIfAbsent(key.get(), value);
+        byte[] existing = core.store().putIfAbsent(key.get(), value, writeTime());
         if (existing == null) {
             core.recordWrite();
         }
@@ -116,7 +227,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore> impl
         }
         NativeKeyValueStore store = core.store();
         byte[] batch = BatchEncoder.encode(entries, entry -> entry.key.get(), entry -> entry.value);
-        store.putAll(batch);
+        store.putAll(batch, writeTime());
         core.recordWrite();
     }
 

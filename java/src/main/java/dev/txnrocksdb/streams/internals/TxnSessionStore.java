@@ -139,6 +139,7 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
                 context,
                 root,
                 valueFormat(),
+                this::ttl,
                 (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));
         this.expiredRecords = ExpiredRecords.forContext(context);
     }

@@ -88,6 +88,7 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
                 context,
                 root,
                 valueFormat(),
+                this::ttl,
                 (dir, options) ->
                         NativeVersionedStore.open(core.name(), dir, options, historyRetentionMs, segmentIntervalMs));
     }

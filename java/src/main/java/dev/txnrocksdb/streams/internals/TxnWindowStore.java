@@ -214,6 +214,7 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
                 context,
                 root,
                 valueFormat(),
+                this::ttl,
                 (dir, options) ->
                         NativeWindowStore.open(core.name(), dir, options, retentionPeriod, segmentInterval, edge));
         this.expiredRecords = ExpiredRecords.forContext(context);

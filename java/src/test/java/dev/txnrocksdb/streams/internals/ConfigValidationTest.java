@@ -246,6 +246,9 @@ class ConfigValidationTest {
         if ("".equals(value)) {
             return "(empty)";
         }
+        if (value == null) {
+            return "(none)";
+        }
         if (value instanceof Long && (Long) value != 0 && (Long) value % (1L << 20) == 0) {
             return "`" + value + "` (" + ((Long) value >> 20) + " MiB)";
         }

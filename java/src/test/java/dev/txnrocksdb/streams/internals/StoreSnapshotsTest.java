@@ -79,7 +79,7 @@ class StoreSnapshotsTest {
 
     private static void commit(NativeKeyValueStore store, int from, int to, long offset) {
         for (int i = from; i < to; i++) {
-            store.put(bytes("key-" + i), bytes("value-" + i + "@" + offset));
+            store.put(bytes("key-" + i), bytes("value-" + i + "@" + offset), -1);
         }
         store.commit(Map.of(CHANGELOG, offset), null);
     }
@@ -125,7 +125,7 @@ class StoreSnapshotsTest {
             snapshot(first, store);
             assertEquals(2, first.counts()[0]);
             // uncommitted writes are in no snapshot
-            store.put(bytes("key-uncommitted"), bytes("x"));
+            store.put(bytes("key-uncommitted"), bytes("x"), -1);
             first.close();
         }
 

@@ -1,9 +1,11 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -16,7 +18,7 @@ import java.util.Objects;
  */
 public final class OpenOptions {
     /** The record's version byte ({@code open_options::VERSION}). */
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
 
     private final boolean transactional;
     private final boolean syncCommit;
@@ -27,6 +29,8 @@ public final class OpenOptions {
     private final String rocksDBOptions;
     private final String storeRocksDBOptions;
     private final long spillBytes;
+    private final Duration ttl;
+    private final TimeBasis timeBasis;
 
     private OpenOptions(Builder builder) {
         this.transactional = builder.transactional;
@@ -38,6 +42,8 @@ public final class OpenOptions {
         this.rocksDBOptions = builder.rocksDBOptions;
         this.storeRocksDBOptions = builder.storeRocksDBOptions;
         this.spillBytes = builder.spillBytes;
+        this.ttl = builder.ttl;
+        this.timeBasis = builder.timeBasis;
     }
 
     /**
@@ -97,21 +103,34 @@ public final class OpenOptions {
         return spillBytes;
     }
 
+    /** The key-value store's time-to-live, or null when its keys never expire. */
+    public Duration ttl() {
+        return ttl;
+    }
+
+    /** What the time-to-live counts in (meaningless without one). */
+    public TimeBasis timeBasis() {
+        return timeBasis;
+    }
+
     /**
      * The record every native {@code open} takes, in the layout of {@code rust/format/src/open_options.rs}
      * (big-endian): {@code [int8 version][int8 transactional][int8 syncCommit][int8 statistics]
-     * [int8 strategy][int8 corruption][int8 valueFormat][int64 spillBytes][int32 len][rocksDBOptions UTF-8]
+     * [int8 strategy][int8 corruption][int8 valueFormat][int64 spillBytes][int8 ttl][int64 ttlMs][int8 timeBasis]
+     * [int32 len][rocksDBOptions UTF-8]
      * [int32 len][storeRocksDBOptions UTF-8]}. {@code OpenOptionsTest} checks it against the format
      * crate's golden records ({@code rust/format/tests/golden/open_options.txt}).
      */
     byte[] encode() {
         byte[] every = rocksDBOptions.getBytes(StandardCharsets.UTF_8);
         byte[] own = storeRocksDBOptions.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out =
-                ByteBuffer.allocate(7 + Long.BYTES + Integer.BYTES + every.length + Integer.BYTES + own.length);
+        ByteBuffer out = ByteBuffer.allocate(
+                7 + Long.BYTES + 1 + Long.BYTES + 1 + Integer.BYTES + every.length + Integer.BYTES + own.length);
         out.put(VERSION).put(flag(transactional)).put(flag(syncCommit)).put(flag(statistics));
         out.put(code(strategy)).put(corruption.code()).put(valueFormat.code());
         out.putLong(spillBytes);
+        out.put(flag(ttl != null)).putLong(ttl == null ? 0 : ttl.toMillis());
+        out.put(ttl == null ? 0 : code(timeBasis));
         out.putInt(every.length).put(every).putInt(own.length).put(own);
         return out.array();
     }
@@ -132,6 +151,18 @@ public final class OpenOptions {
         }
     }
 
+    /** The format crate's {@code open_options::TimeBasis::code}. */
+    private static byte code(TimeBasis basis) {
+        switch (basis) {
+            case STREAM_TIME:
+                return 0;
+            case WALL_CLOCK_TIME:
+                return 1;
+            default:
+                throw new IllegalArgumentException("no native code for time basis " + basis);
+        }
+    }
+
     /** Sets {@link OpenOptions}' values; each setter says what the value means. */
     public static final class Builder {
         private boolean transactional = true;
@@ -143,6 +174,8 @@ public final class OpenOptions {
         private String rocksDBOptions = "";
         private String storeRocksDBOptions = "";
         private long spillBytes = TxnRocksDBConfig.SECONDARY_STORE_SPILL_BYTES_DEFAULT;
+        private Duration ttl;
+        private TimeBasis timeBasis = TimeBasis.STREAM_TIME;
 
         private Builder() {}
 
@@ -207,6 +240,17 @@ public final class OpenOptions {
             return this;
         }
 
+        /**
+         * The key-value store's time-to-live (null: keys never expire) and what it counts in. Not
+         * checked here: the configuration refuses a TTL below 1 ms, and so does the native open
+         * ({@code IllegalArgumentException}), as do the other kinds' opens any TTL at all.
+         */
+        public Builder ttl(Duration ttl, TimeBasis timeBasis) {
+            this.ttl = ttl;
+            this.timeBasis = Objects.requireNonNull(timeBasis, "timeBasis");
+            return this;
+        }
+
         public OpenOptions build() {
             return new OpenOptions(this);
         }
@@ -217,6 +261,7 @@ public final class OpenOptions {
         return "OpenOptions{transactional=" + transactional + ", syncCommit=" + syncCommit + ", strategy=" + strategy
                 + ", corruption=" + corruption + ", valueFormat=" + valueFormat + ", statistics=" + statistics
                 + ", rocksDBOptions=" + rocksDBOptions + ", storeRocksDBOptions="
-                + storeRocksDBOptions + ", spillBytes=" + spillBytes + "}";
+                + storeRocksDBOptions + ", spillBytes=" + spillBytes + ", ttl=" + ttl + ", timeBasis=" + timeBasis
+                + "}";
     }
 }

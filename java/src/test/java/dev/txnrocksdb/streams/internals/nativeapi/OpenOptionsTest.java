@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -12,6 +13,7 @@ import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -48,6 +50,7 @@ class OpenOptionsTest {
                         .statistics(true)
                         .rocksDBOptions("write_buffer_size=1048576", "max_write_buffer_number=3")
                         .spillBytes(0)
+                        .ttl(Duration.ofHours(1), TimeBasis.STREAM_TIME)
                         .build());
         cases.put(
                 "write-through",
@@ -57,6 +60,7 @@ class OpenOptionsTest {
                         .valueFormat(ValueFormat.TIMESTAMPED_WITH_HEADERS)
                         .rocksDBOptions("", "caf\u00e9=1")
                         .spillBytes(-1)
+                        .ttl(Duration.ofMillis(Long.MAX_VALUE), TimeBasis.WALL_CLOCK_TIME)
                         .build());
         cases.put(
                 "with-headers",
@@ -98,6 +102,12 @@ class OpenOptionsTest {
         for (ValueFormat format : ValueFormat.values()) {
             assertTrue(cases().values().stream().anyMatch(o -> o.valueFormat() == format), format.toString());
         }
+        for (TimeBasis basis : TimeBasis.values()) {
+            assertTrue(
+                    cases().values().stream().anyMatch(o -> o.ttl() != null && o.timeBasis() == basis),
+                    basis.toString());
+        }
+        assertTrue(cases().values().stream().anyMatch(o -> o.ttl() == null), "a record without a time-to-live");
     }
 
     /**
@@ -128,12 +138,18 @@ class OpenOptionsTest {
         badFlag[1] = 2;
         byte[] otherVersion = good.clone();
         otherVersion[0] = 9;
+        byte[] unknownBasis = good.clone();
+        unknownBasis[24] = 5;
+        byte[] zeroTtl = cases().get("secondary-store").encode();
+        Arrays.fill(zeroTtl, 16, 24, (byte) 0);
         Map<byte[], String> malformed = new LinkedHashMap<>();
         malformed.put(unknownStrategy, "unknown transaction strategy code 7");
         malformed.put(unknownPolicy, "unknown corruption policy code 3");
         malformed.put(unknownFormat, "unknown value format code 9");
         malformed.put(badFlag, "transactional is 2");
         malformed.put(otherVersion, "version 9");
+        malformed.put(unknownBasis, "unknown time basis code 5");
+        malformed.put(zeroTtl, "a time-to-live must be at least 1 ms, not 0 ms");
         malformed.put(Arrays.copyOf(good, 10), "truncated open options");
         malformed.put(new byte[0], "truncated open options");
         malformed.put(Arrays.copyOf(good, good.length + 1), "1 bytes after the record");

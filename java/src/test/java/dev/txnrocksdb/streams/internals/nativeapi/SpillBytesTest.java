@@ -39,7 +39,7 @@ class SpillBytesTest {
         KEY_VALUE((dir, options) -> NativeKeyValueStore.open("kv", dir, options)) {
             @Override
             void write(NativeStore store, byte[] key, byte[] value) {
-                ((NativeKeyValueStore) store).put(key, value);
+                ((NativeKeyValueStore) store).put(key, value, -1);
             }
         },
         WINDOW((dir, options) -> NativeWindowStore.open("window", dir, options, DAY, SEGMENT, RetentionEdge.EXCLUDED)) {

@@ -1,0 +1,158 @@
+package dev.txnrocksdb.streams.ttl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import dev.txnrocksdb.streams.TxnStores;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.BytesDeserializer;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A deduplication a user could copy: ids are remembered for one hour of stream time in a store
+ * with a time-to-live, tried with {@link TopologyTestDriver}. Advance the driver's stream time past
+ * the hour and the id is gone from the store, its tombstone is in the changelog, and the id passes
+ * again.
+ */
+class TtlTopologyTestDriverTest {
+    private static final Duration HOUR = Duration.ofHours(1);
+
+    @TempDir
+    Path stateDir;
+
+    /** Forwards each id the first time it is seen within the store's time-to-live. */
+    static final class Dedup implements Processor<String, String, String, String> {
+        private ProcessorContext<String, String> context;
+        private KeyValueStore<String, Long> seen;
+
+        @Override
+        public void init(ProcessorContext<String, String> context) {
+            this.context = context;
+            this.seen = context.getStateStore("seen");
+        }
+
+        @Override
+        public void process(Record<String, String> record) {
+            if (seen.putIfAbsent(record.key(), record.timestamp()) == null) {
+                context.forward(record);
+            }
+        }
+    }
+
+    private static Topology dedup() {
+        StreamsBuilder builder = new StreamsBuilder();
+        // Stores.keyValueStoreBuilder builds no caching layer unless asked to.
+        builder.addStateStore(Stores.keyValueStoreBuilder(
+                TxnStores.persistentTransactionalKeyValueStore("seen").withTtl(HOUR), Serdes.String(), Serdes.Long()));
+        builder.stream("events", Consumed.with(Serdes.String(), Serdes.String()))
+                .process(Dedup::new, "seen")
+                .to("unique", Produced.with(Serdes.String(), Serdes.String()));
+        return builder.build();
+    }
+
+    private Properties config() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "dedup");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        return props;
+    }
+
+    @Test
+    void anIdIsForgottenOneHourOfStreamTimeAfterItWasSeen() {
+        try (TopologyTestDriver driver = new TopologyTestDriver(dedup(), config(), Instant.EPOCH)) {
+            TestInputTopic<String, String> events =
+                    driver.createInputTopic("events", new StringSerializer(), new StringSerializer());
+            TestOutputTopic<String, String> unique =
+                    driver.createOutputTopic("unique", new StringDeserializer(), new StringDeserializer());
+            KeyValueStore<String, Long> seen = driver.getKeyValueStore("seen");
+
+            events.pipeInput("a", "1", Instant.EPOCH);
+            events.pipeInput("a", "2", Instant.EPOCH.plus(Duration.ofMinutes(30)));
+            assertEquals(List.of(KeyValue.pair("a", "1")), unique.readKeyValuesToList());
+            assertEquals(0L, seen.get("a"));
+
+            // stream time moves to 1 h: "a", last written at 0, has expired
+            events.pipeInput("b", "3", Instant.EPOCH.plus(HOUR));
+            assertNull(seen.get("a"), "expired: invisible to reads");
+            assertNotNull(seen.get("b"));
+            TestOutputTopic<Bytes, Long> changelog =
+                    driver.createOutputTopic("dedup-seen-changelog", new BytesDeserializer(), new LongDeserializer());
+            List<TestRecord<Bytes, Long>> logged = changelog.readRecordsToList();
+            TestRecord<Bytes, Long> last = logged.get(logged.size() - 1);
+            assertEquals(Bytes.wrap("a".getBytes()), last.key());
+            assertNull(last.value(), "a tombstone for the expired id, so no restore brings it back");
+
+            events.pipeInput("a", "4", Instant.EPOCH.plus(HOUR).plusSeconds(1));
+            assertEquals(List.of(KeyValue.pair("b", "3"), KeyValue.pair("a", "4")), unique.readKeyValuesToList());
+        }
+    }
+
+    @Test
+    void aCachingLayerThatKeepsEntriesIsRefused() {
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.table(
+                "events",
+                Consumed.with(Serdes.String(), Serdes.String()),
+                Materialized.<String, String>as(TxnStores.persistentTransactionalTimestampedKeyValueStore("latest")
+                                .withTtl(HOUR))
+                        .withCachingEnabled());
+        Exception e = assertThrows(Exception.class, () -> new TopologyTestDriver(builder.build(), config()).close());
+        Throwable cause = e;
+        while (cause.getCause() != null && !cause.getMessage().contains("caching layer")) {
+            cause = cause.getCause();
+        }
+        assertTrue(cause.getMessage().contains("withCachingDisabled()"), cause.getMessage());
+
+        Properties noCache = config();
+        noCache.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+        new TopologyTestDriver(builder.build(), noCache).close();
+    }
+
+    @Test
+    void underWallClockTimeAKeyExpiresWhileNoRecordsArrive() {
+        Properties props = config();
+        props.put(TxnRocksDBConfig.TTL_TIME_CONFIG, "wall-clock");
+        try (TopologyTestDriver driver = new TopologyTestDriver(dedup(), props, Instant.EPOCH)) {
+            TestInputTopic<String, String> events =
+                    driver.createInputTopic("events", new StringSerializer(), new StringSerializer());
+            KeyValueStore<String, Long> seen = driver.getKeyValueStore("seen");
+            events.pipeInput("a", "1", Instant.EPOCH);
+            assertNotNull(seen.get("a"));
+            driver.advanceWallClockTime(Duration.ofMinutes(59));
+            assertNotNull(seen.get("a"));
+            driver.advanceWallClockTime(Duration.ofMinutes(2));
+            assertNull(seen.get("a"), "an hour of wall-clock time later, with no record since");
+        }
+    }
+}
