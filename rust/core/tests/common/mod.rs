@@ -5,26 +5,33 @@
 use std::path::{Path, PathBuf};
 use txn_rocksdb::segmented::SegmentOptions;
 use txn_rocksdb::session::SessionStore;
+use txn_rocksdb::ttl::{TimeBasis, TtlOptions, TtlStore};
 use txn_rocksdb::window::{self, WindowStore};
 use txn_rocksdb::{session, KeyValueStore, Range, StoreOptions, Strategy, TopicPartition};
 
 pub const GEOMETRY: SegmentOptions = SegmentOptions { retention_ms: 3_000, segment_interval_ms: 1_000 };
+/// The time-to-live of the [`Kind::Ttl`] subject: keys written a few transactions back expire, and
+/// the expiry passes of later transactions remove them (their deletes land with later commits).
+pub const TTL: TtlOptions = TtlOptions { ttl_ms: 1_500, basis: TimeBasis::Stream };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     KeyValue,
     Window,
     Session,
+    /// A key-value store with a time-to-live ([`TTL`]).
+    Ttl,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 3] = [Kind::KeyValue, Kind::Window, Kind::Session];
+    pub const ALL: [Kind; 4] = [Kind::KeyValue, Kind::Window, Kind::Session, Kind::Ttl];
 
     pub fn name(self) -> &'static str {
         match self {
             Kind::KeyValue => "kv",
             Kind::Window => "window",
             Kind::Session => "session",
+            Kind::Ttl => "ttl",
         }
     }
 
@@ -38,6 +45,7 @@ pub enum Subject {
     KeyValue(KeyValueStore),
     Window(WindowStore),
     Session(SessionStore),
+    Ttl(TtlStore),
 }
 
 pub fn tp() -> TopicPartition {
@@ -69,6 +77,7 @@ impl Subject {
             Kind::KeyValue => Subject::KeyValue(KeyValueStore::open(dir, options)?),
             Kind::Window => Subject::Window(WindowStore::open(dir, options, GEOMETRY)?),
             Kind::Session => Subject::Session(SessionStore::open(dir, options, GEOMETRY)?),
+            Kind::Ttl => Subject::Ttl(TtlStore::open(dir, StoreOptions { ttl: Some(TTL), ..options })?),
         })
     }
 
@@ -77,6 +86,7 @@ impl Subject {
             Subject::KeyValue(d) => d,
             Subject::Window(w) => w.segments().key_value(),
             Subject::Session(s) => s.segments().key_value(),
+            Subject::Ttl(t) => t.key_value(),
         }
     }
 
@@ -100,12 +110,20 @@ impl Subject {
                 Subject::Session(s) => {
                     s.put(&key, ts, ts + rng.below(500) as i64, v).unwrap();
                 }
+                Subject::Ttl(t) => t.put(&key, v, ts).unwrap(),
             }
+        }
+        if let Subject::Ttl(t) = self {
+            t.expire(10).unwrap();
         }
     }
 
     pub fn commit(&self, offset: i64) {
-        self.db().commit(&[(tp(), Some(offset))], Some(format!("position-{offset}").as_bytes())).unwrap();
+        let position = format!("position-{offset}");
+        match self {
+            Subject::Ttl(t) => t.commit(&[(tp(), Some(offset))], Some(position.as_bytes())).unwrap(),
+            other => other.db().commit(&[(tp(), Some(offset))], Some(position.as_bytes())).unwrap(),
+        }
     }
 
     /// The committed contents, raw (segment prefixes and all), plus offsets and position.
@@ -147,6 +165,10 @@ impl Subject {
                         .collect();
                     let refs: Vec<_> = keyed.iter().map(|(ts, k, v)| (*ts, k.as_slice(), v.as_deref())).collect();
                     s.segments().restore(&refs).unwrap();
+                }
+                Subject::Ttl(t) => {
+                    let refs: Vec<_> = records.iter().map(|(ts, k, v)| (k.as_slice(), v.as_deref(), *ts)).collect();
+                    t.restore(&refs).unwrap();
                 }
             }
         }
