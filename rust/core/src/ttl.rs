@@ -54,6 +54,9 @@ const NO_TIME: i64 = -1;
 pub struct Expired {
     /// The keys whose deletes it staged, in the order of their write times.
     pub keys: Vec<Vec<u8>>,
+    /// The bytes of those keys' data rows (keys and values, as stored): what their removal frees
+    /// once compaction drops them.
+    pub bytes: u64,
     /// Whether expired index rows remain beyond the pass's limit (another pass has work).
     pub more: bool,
 }
@@ -275,15 +278,16 @@ impl TtlStore {
         rows.next_chunk(max_rows + 1, usize::MAX, |row_key, _| index.push(row_key.to_vec()))?;
         let more = index.len() > max_rows;
         index.truncate(max_rows);
-        let mut expired = Expired { keys: Vec::new(), more };
+        let mut expired = Expired { keys: Vec::new(), bytes: 0, more };
         let mut deletes = Vec::with_capacity(index.len() * 2);
         for row in &index {
             let (write_time, key) = split_index_key(row).map_err(|why| self.malformed(row, why))?;
             let data_key = data_key(key);
             let current = self.kv.get_with(&data_key, false, |row| {
-                row.and_then(|row| split_data_value(row).map(|(_, time)| time).ok())
+                row.and_then(|row| Some((split_data_value(row).ok()?.1, row.len())))
             })?;
-            if current == Some(write_time) {
+            if let Some((_, row_bytes)) = current.filter(|(time, _)| *time == write_time) {
+                expired.bytes += (data_key.len() + row_bytes) as u64;
                 expired.keys.push(key.to_vec());
                 deletes.push(data_key);
             }

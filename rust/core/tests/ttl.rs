@@ -412,6 +412,8 @@ fn a_mass_expiry_is_removed_in_bounded_passes_and_is_invisible_meanwhile() {
     loop {
         let expired = s.expire(3_000).unwrap();
         assert!(expired.keys.len() <= 3_000);
+        // each key's data row: 0x00, 4 key bytes; "v" and the 8-byte write time
+        assert_eq!(expired.bytes, expired.keys.len() as u64 * (5 + 9));
         removed += expired.keys.len();
         passes += 1;
         assert_eq!(s.get(&7u32.to_be_bytes(), false).unwrap(), None);

@@ -97,8 +97,8 @@ pub fn jni_wire(bytes: &[u8]) {
         // decodings, not bytes.
         assert_eq!(decode_offset_updates(&encode_offset_updates(&updates)).as_ref(), Ok(&updates));
     }
-    if let Ok((keys, more)) = decode_expired(bytes) {
-        assert_eq!(encode_expired(&keys, more), bytes);
+    if let Ok((keys, expired_bytes, more)) = decode_expired(bytes) {
+        assert_eq!(encode_expired(&keys, expired_bytes, more), bytes);
     }
 }
 

@@ -151,11 +151,13 @@ pub fn decode_versioned_records(buf: &[u8]) -> Decoded<Vec<VersionedEntry<'_>>> 
     Ok(out)
 }
 
-/// `[int8 more 0|1]([int32 keyLen][key])*`: what an expiry pass of a store with a time-to-live
-/// answers (the keys it removed, in order, and whether expired keys remain for another pass).
-pub fn encode_expired<K: AsRef<[u8]>>(keys: &[K], more: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(1 + keys.iter().map(|key| 4 + key.as_ref().len()).sum::<usize>());
+/// `[int8 more 0|1][int64 bytes]([int32 keyLen][key])*`: what an expiry pass of a store with a
+/// time-to-live answers (the keys it removed, in order; the bytes of their keys and values; whether
+/// expired keys remain for another pass).
+pub fn encode_expired<K: AsRef<[u8]>>(keys: &[K], bytes: u64, more: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(9 + keys.iter().map(|key| 4 + key.as_ref().len()).sum::<usize>());
     out.push(u8::from(more));
+    out.extend_from_slice(&bytes.to_be_bytes());
     for key in keys {
         let key = key.as_ref();
         out.extend_from_slice(&(key.len() as i32).to_be_bytes());
@@ -164,15 +166,19 @@ pub fn encode_expired<K: AsRef<[u8]>>(keys: &[K], more: bool) -> Vec<u8> {
     out
 }
 
+/// What [`encode_expired`] wrote: the keys, their bytes, whether more remain.
+pub type Expired<'a> = (Vec<&'a [u8]>, u64, bool);
+
 /// Decodes [`encode_expired`]'s bytes.
-pub fn decode_expired(buf: &[u8]) -> Decoded<(Vec<&[u8]>, bool)> {
+pub fn decode_expired(buf: &[u8]) -> Decoded<Expired<'_>> {
     let mut reader = Reader::new(buf, "expired keys");
     let more = reader.flag("more")?;
+    let bytes = reader.u64()?;
     let mut keys = Vec::new();
     while !reader.is_empty() {
         keys.push(reader.i32_prefixed(false)?.unwrap_or_default());
     }
-    Ok((keys, more))
+    Ok((keys, bytes, more))
 }
 
 #[cfg(test)]
@@ -234,10 +240,11 @@ mod tests {
     #[test]
     fn expired_keys_round_trip() {
         let keys: Vec<&[u8]> = vec![b"a", b"", b"\xff\x00"];
-        let bytes = encode_expired(&keys, true);
-        assert_eq!(decode_expired(&bytes), Ok((keys, true)));
-        assert_eq!(decode_expired(&[0]), Ok((vec![], false)));
-        assert!(decode_expired(&[2]).is_err());
-        assert!(decode_expired(&[0, 0, 0, 0, 5, 1]).is_err());
+        let bytes = encode_expired(&keys, 42, true);
+        assert_eq!(decode_expired(&bytes), Ok((keys, 42, true)));
+        assert_eq!(decode_expired(&[0; 9]), Ok((vec![], 0, false)));
+        assert!(decode_expired(&[0]).is_err());
+        assert!(decode_expired(&[2, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(decode_expired(&[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 1]).is_err());
     }
 }

@@ -143,7 +143,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeKey
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let expired = store(handle)?.ttl()?.expire(size(i64::from(max_rows), "maxRows")?)?;
-        new_array(env, &codec::encode_expired(&expired.keys, expired.more))
+        new_array(env, &codec::encode_expired(&expired.keys, expired.bytes, expired.more))
     })
 }
 

@@ -194,6 +194,11 @@ public final class StoreCore<S extends NativeStore> {
         return settings;
     }
 
+    /** Registers the metrics of the store's time-to-live (with the store's other metrics). */
+    void addExpiryMetrics(StoreExpiry expiry) {
+        metrics.addExpiryMetrics(expiry);
+    }
+
     /** The time-to-live the store was opened with, or null (keys never expire, or not opened yet). */
     public Duration ttl() {
         return openedTtl;

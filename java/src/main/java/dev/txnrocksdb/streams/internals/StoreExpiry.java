@@ -55,8 +55,9 @@ final class StoreExpiry {
     private final boolean logged;
 
     private final Cancellable clock;
-    private long expiredTotal;
-    private int backlogPasses;
+    private volatile long expiredTotal;
+    private volatile long expiredBytesTotal;
+    private volatile int backlogPasses;
 
     private StoreExpiry(
             String storeName,
@@ -199,6 +200,7 @@ final class StoreExpiry {
             }
         }
         expiredTotal += expired.keys().size();
+        expiredBytesTotal += expired.bytes();
         if (expired.more()) {
             if (++backlogPasses % BACKLOG_WARN_PASSES == 0) {
                 log.warn(
@@ -217,6 +219,11 @@ final class StoreExpiry {
     /** Keys expired by this store since it opened. */
     long expiredTotal() {
         return expiredTotal;
+    }
+
+    /** Bytes of the keys and values expired by this store since it opened (freed once compacted away). */
+    long expiredBytesTotal() {
+        return expiredBytesTotal;
     }
 
     /** Commits in a row whose pass left expired keys behind (0: none left after the last one). */

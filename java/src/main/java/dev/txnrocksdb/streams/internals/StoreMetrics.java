@@ -293,6 +293,29 @@ public final class StoreMetrics {
      * duration, changelog offset and age, and whether (the snapshot's number, else -1), how long and
      * how many bytes this opening of the store restored from a snapshot.
      */
+    void addExpiryMetrics(StoreExpiry expiry) {
+        if (metrics == null || expiry == null) {
+            return;
+        }
+        add(
+                "ttl-expired-total",
+                "Keys the store's time-to-live removed since it opened (each with a changelog" + " tombstone)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> expiry.expiredTotal());
+        add(
+                "ttl-expired-bytes-total",
+                "Bytes of the keys and values the time-to-live removed since the store opened (freed on disk once"
+                        + " compaction drops them)",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> expiry.expiredBytesTotal());
+        add(
+                "ttl-expiry-backlog-commits",
+                "Commits in a row that left expired keys for the next one (more than"
+                        + " txn.rocksdb.ttl.expiry.keys.per.commit had expired; 0: none left)",
+                RecordingLevel.INFO,
+                (Gauge<Integer>) (config, now) -> expiry.backlogPasses());
+    }
+
     void addSnapshotMetrics(StoreSnapshots snapshots) {
         if (metrics == null || snapshots == null) {
             return;

@@ -132,6 +132,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
             try {
                 expiry = StoreExpiry.open(
                         name(), ttl, settings, context, root, this, core.changelogged(), core::store, core::position);
+                core.addExpiryMetrics(expiry);
             } catch (RuntimeException e) {
                 core.close();
                 throw e;

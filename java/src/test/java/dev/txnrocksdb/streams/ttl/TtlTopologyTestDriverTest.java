@@ -113,9 +113,24 @@ class TtlTopologyTestDriverTest {
             assertEquals(Bytes.wrap("a".getBytes()), last.key());
             assertNull(last.value(), "a tombstone for the expired id, so no restore brings it back");
 
+            assertEquals(1L, metric(driver, "ttl-expired-total"));
+            assertEquals(0, metric(driver, "ttl-expiry-backlog-commits"));
+            assertTrue(((Long) metric(driver, "ttl-expired-bytes-total")) > 0);
+
             events.pipeInput("a", "4", Instant.EPOCH.plus(HOUR).plusSeconds(1));
             assertEquals(List.of(KeyValue.pair("b", "3"), KeyValue.pair("a", "4")), unique.readKeyValuesToList());
         }
+    }
+
+    /** The value of the store metric {@code name} of the "seen" store. */
+    private static Object metric(TopologyTestDriver driver, String name) {
+        return driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals(name)
+                        && "seen".equals(e.getKey().tags().get("txn-rocksdb-state-id")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no metric " + name))
+                .getValue()
+                .metricValue();
     }
 
     @Test
