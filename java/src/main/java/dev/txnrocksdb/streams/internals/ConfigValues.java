@@ -4,6 +4,7 @@ import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.kafka.common.config.ConfigException;
 
 /** Typed reads of entries of {@code StateStoreContext#appConfigs()}, which may hold strings or parsed values. */
@@ -45,27 +46,12 @@ public final class ConfigValues {
      *     {@code value} is null or names no strategy
      */
     public static TransactionStrategy transactionStrategy(String name, String value) {
-        if (value != null) {
-            String text = value.trim().toLowerCase(Locale.ROOT);
-            for (TransactionStrategy strategy : TransactionStrategy.values()) {
-                if (strategy.configName().equals(text)) {
-                    return strategy;
-                }
-            }
-        }
-        throw new ConfigException(name, value, "Expected one of: " + transactionStrategies());
+        return byConfigName(name, value, TransactionStrategy.values(), TransactionStrategy::configName);
     }
 
     /** The allowed values of the strategy setting, comma-separated: {@code indexed-batch, secondary-store}. */
     public static String transactionStrategies() {
-        StringBuilder out = new StringBuilder();
-        for (TransactionStrategy strategy : TransactionStrategy.values()) {
-            if (out.length() > 0) {
-                out.append(", ");
-            }
-            out.append(strategy.configName());
-        }
-        return out.toString();
+        return configNames(TransactionStrategy.values(), TransactionStrategy::configName);
     }
 
     /**
@@ -76,25 +62,34 @@ public final class ConfigValues {
      *     {@code value} is null or names no basis
      */
     public static TimeBasis timeBasis(String name, String value) {
-        if (value != null) {
-            String text = value.trim().toLowerCase(Locale.ROOT);
-            for (TimeBasis basis : TimeBasis.values()) {
-                if (basis.configName().equals(text)) {
-                    return basis;
-                }
-            }
-        }
-        throw new ConfigException(name, value, "Expected one of: " + timeBases());
+        return byConfigName(name, value, TimeBasis.values(), TimeBasis::configName);
     }
 
     /** The allowed values of the time basis setting, comma-separated: {@code stream, wall-clock}. */
     public static String timeBases() {
+        return configNames(TimeBasis.values(), TimeBasis::configName);
+    }
+
+    /** The constant whose configuration spelling {@code value} is (trimmed, any letter case). */
+    private static <E> E byConfigName(String name, String value, E[] all, Function<E, String> configName) {
+        if (value != null) {
+            String text = value.trim().toLowerCase(Locale.ROOT);
+            for (E candidate : all) {
+                if (configName.apply(candidate).equals(text)) {
+                    return candidate;
+                }
+            }
+        }
+        throw new ConfigException(name, value, "Expected one of: " + configNames(all, configName));
+    }
+
+    private static <E> String configNames(E[] all, Function<E, String> configName) {
         StringBuilder out = new StringBuilder();
-        for (TimeBasis basis : TimeBasis.values()) {
+        for (E constant : all) {
             if (out.length() > 0) {
                 out.append(", ");
             }
-            out.append(basis.configName());
+            out.append(configName.apply(constant));
         }
         return out.toString();
     }
