@@ -7,7 +7,8 @@
 //! way, after a crash the store holds exactly the last commit.
 //!
 //! Modules, bottom up: `options` (the RocksDB options and column families a store opens with,
-//! the user's `tuning` over them), `offsets` (the offsets family), `corruption` (damaged files:
+//! the user's `tuning` over them), `offsets` (the offsets family), `row_layout` (plain rows or a
+//! time-to-live's), `corruption` (damaged files:
 //! the policy, the write-ahead log's checks), `db` (the RocksDB instance), `iter` (chunked range
 //! walks), the strategies behind `staging` (`direct`, `indexed`, `secondary`), `changelog_restore` (a changelog restore by
 //! ingestion), `store` (the key-value store, which picks one at open), `segmented` with `window` and `session` on top of
@@ -33,6 +34,7 @@ mod iter;
 pub mod memory;
 mod offsets;
 mod options;
+mod row_layout;
 mod secondary;
 pub mod segmented;
 pub mod session;

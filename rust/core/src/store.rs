@@ -12,13 +12,14 @@ use crate::fault;
 use crate::indexed::IndexedBatch;
 use crate::iter::{Range, RangeIter};
 use crate::offsets::{self, OffsetUpdate, TopicPartition};
+use crate::row_layout;
 pub use crate::secondary::DEFAULT_SPILL_BYTES;
 use crate::secondary::{self, TempStore};
 use crate::staging::{lock, Staging};
 use crate::value_format::{self, ValueFormat};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
-use txn_rocksdb_format::open_options::OpenOptions;
+use txn_rocksdb_format::open_options::{OpenOptions, TtlOptions};
 
 /// Opens the RocksDB instance, runs the secondary-store recovery on it and brings its values to
 /// the store's format.
@@ -27,7 +28,7 @@ fn open_and_recover(path: &Path, options: &StoreOptions) -> Result<Arc<Db>> {
     secondary::recover_at_open(&db)?;
     changelog_restore::remove_leftovers(&db)?;
     value_format::open_in(&db, options.value_format)?;
-    crate::ttl::open_layout(&db, options.ttl.is_some())?;
+    row_layout::open_in(&db, options.ttl.is_some())?;
     Ok(db)
 }
 
@@ -64,7 +65,7 @@ pub struct StoreOptions {
     /// A key-value store's time-to-live, if its keys expire: the store is then a
     /// [`crate::ttl::TtlStore`], whose rows are in their own layout (recorded in the store; a store
     /// is refused when opened in the other one).
-    pub ttl: Option<crate::ttl::TtlOptions>,
+    pub ttl: Option<TtlOptions>,
 }
 
 impl Default for StoreOptions {

@@ -28,7 +28,7 @@
 //! holds about one row per live key. A write or an expiry pass holds the store's write lock, so
 //! the read and the write it decides on see no other writer in between.
 
-use crate::db::{Db, Write};
+use crate::db::Write;
 use crate::error::{Error, Result};
 use crate::iter::{Chunks, Range, RangeIter, Step};
 use crate::offsets::OffsetUpdate;
@@ -41,7 +41,7 @@ use std::sync::Mutex;
 pub use txn_rocksdb_format::open_options::{TimeBasis, TtlOptions};
 use txn_rocksdb_format::ttl::{
     data_key, data_value, decode_time, index_end, index_key, split_data_key, split_data_value, split_index_key,
-    time_value, DATA_END, DATA_START, INDEX_START, LAYOUT_KEY, LAYOUT_VERSION, TIME_KEY,
+    time_value, DATA_END, DATA_START, INDEX_START, TIME_KEY,
 };
 use txn_rocksdb_format::wire::TimestampedEntry;
 use txn_rocksdb_format::Malformed;
@@ -382,31 +382,6 @@ pub(crate) fn refuse_on(kind: &str, options: &StoreOptions) -> Result<()> {
             "a {kind} store has a retention period, which expires its records: a time-to-live applies to \
              key-value stores only"
         ))),
-    }
-}
-
-/// Checks at open that the store's rows are in the layout it opens in (`ttl`: the TTL layout, else
-/// the plain one), recording the TTL layout in a new store; a store written in the other layout is
-/// refused, naming the ways out.
-pub(crate) fn open_layout(db: &Db, ttl: bool) -> Result<()> {
-    let marker = db.rocks.get_pinned_cf(db.offsets(), LAYOUT_KEY).map_err(|e| db.rocks_err(e))?;
-    match (marker.as_deref(), ttl) {
-        (Some(version), _) if version != [LAYOUT_VERSION] => Err(Error::Damaged {
-            path: db.path.display().to_string(),
-            message: format!("its time-to-live layout record is {version:02x?}, not [{LAYOUT_VERSION:02x}]"),
-        }),
-        (None, false) | (Some(_), true) => Ok(()),
-        (None, true) if crate::value_format::is_empty(db)? => {
-            db.rocks.put_cf(db.offsets(), LAYOUT_KEY, [LAYOUT_VERSION]).map_err(|e| db.rocks_err(e))
-        }
-        (None, true) => Err(db.err(
-            "it was written without a time-to-live and is opened with one: delete the store's directory so that \
-             it is restored from its changelog with the time-to-live, or open it without one",
-        )),
-        (Some(_), false) => Err(db.err(
-            "it was written with a time-to-live and is opened without one: delete the store's directory so that \
-             it is restored from its changelog without it, or open it with a time-to-live again",
-        )),
     }
 }
 
