@@ -25,8 +25,10 @@
 //!   task was away are invisible from the first read, and the next expiry pass removes them.
 //!
 //! A put reads the key's data row first, to drop the index row of its previous write: the index
-//! holds about one row per live key. A write or an expiry pass holds the store's write lock, so
-//! the read and the write it decides on see no other writer in between.
+//! holds about one row per live key. The read is skipped when the same key was the last read or
+//! written (Kafka's read-modify-writes: an aggregation's get then put, a putIfAbsent), see
+//! `LastKey`. A write or an expiry pass holds the store's write lock, so the read and the write it
+//! decides on see no other writer in between.
 
 use crate::db::Write;
 use crate::error::{Error, Result};
@@ -73,6 +75,38 @@ pub struct TtlStore {
     committed_time: AtomicI64,
     /// Held by every write, expiry pass, commit, rollback and restore.
     writes: Mutex<()>,
+    /// The write time of the key last read or written (see [`LastKey`]).
+    last_key: Mutex<LastKey>,
+}
+
+/// The write time of the key last read (in the transaction's view) or written: a put reads its
+/// key's previous write time to delete that write's index row, and Kafka's read-modify-writes (an
+/// aggregation's get then put, a putIfAbsent) would read the same row twice. Whatever it holds is
+/// safe to use: a put deletes the index row of the time it names and writes the new one, so a
+/// stale time can only leave an index row behind (which the expiry pass drops), never remove the
+/// index row of the key's current write.
+#[derive(Default)]
+struct LastKey {
+    key: Vec<u8>,
+    /// `None` when the key had no data row.
+    write_time: Option<i64>,
+    valid: bool,
+}
+
+impl LastKey {
+    fn set(&mut self, key: &[u8], write_time: Option<i64>) {
+        self.key.clear();
+        self.key.extend_from_slice(key);
+        self.write_time = write_time;
+        self.valid = true;
+    }
+
+    /// The write time it holds for `key`, taken out.
+    fn take(&mut self, key: &[u8]) -> Option<Option<i64>> {
+        let hit = self.valid && self.key == key;
+        self.valid = false;
+        hit.then_some(self.write_time)
+    }
 }
 
 impl TtlStore {
@@ -97,6 +131,7 @@ impl TtlStore {
             staged_time: AtomicI64::new(NO_TIME),
             committed_time: AtomicI64::new(NO_TIME),
             writes: Mutex::new(()),
+            last_key: Mutex::new(LastKey::default()),
         };
         store.reload_time()?;
         Ok(store)
@@ -126,13 +161,17 @@ impl TtlStore {
     /// Passes the value of `key`, if it is live, to `f` without copying it out of RocksDB.
     pub fn get_with<R>(&self, key: &[u8], committed_only: bool, f: impl FnOnce(Option<&[u8]>) -> R) -> Result<R> {
         let cutoff = self.cutoff(committed_only);
-        self.kv.get_with(&data_key(key), committed_only, |row| match row {
-            None => Ok(f(None)),
+        let (result, write_time) = self.kv.get_with(&data_key(key), committed_only, |row| match row {
+            None => Ok((f(None), None)),
             Some(row) => {
                 let (value, write_time) = split_data_value(row).map_err(|why| self.malformed(key, why))?;
-                Ok(f((write_time > cutoff).then_some(value)))
+                Ok((f((write_time > cutoff).then_some(value)), Some(write_time)))
             }
-        })?
+        })??;
+        if !committed_only {
+            lock(&self.last_key).set(key, write_time);
+        }
+        Ok(result)
     }
 
     /// Writes `key` = `value` at `time` (see the module's documentation for the write time), or
@@ -172,9 +211,13 @@ impl TtlStore {
 
     fn put_locked(&self, key: &[u8], value: Option<&[u8]>, time: i64) -> Result<()> {
         let data_key = data_key(key);
-        let previous = self.kv.get_with(&data_key, false, |row| {
-            row.map(|row| split_data_value(row).map(|(_, write_time)| write_time)).transpose()
-        })?;
+        let last = lock(&self.last_key).take(key);
+        let previous = match last {
+            Some(write_time) => Ok(write_time),
+            None => self.kv.get_with(&data_key, false, |row| {
+                row.map(|row| split_data_value(row).map(|(_, write_time)| write_time)).transpose()
+            })?,
+        };
         let previous_index = match previous {
             Ok(previous) => previous.map(|write_time| index_key(write_time, key)),
             // a damaged row is overwritten; its index row, if any, is dropped by an expiry pass
@@ -188,18 +231,31 @@ impl TtlStore {
         if let Some(previous_index) = &previous_index {
             writes.push(Write::Delete(previous_index));
         }
-        match value {
+        let written = match value {
             Some(value) => {
                 let write_time = self.write_time(value, time)?;
                 row = data_value(value, write_time);
                 index = index_key(write_time, key);
                 writes.push(Write::Put(&data_key, &row));
                 writes.push(Write::Put(&index, &[]));
-                self.observe(write_time);
+                Some(write_time)
             }
-            None => writes.push(Write::Delete(&data_key)),
+            None => {
+                writes.push(Write::Delete(&data_key));
+                None
+            }
+        };
+        self.kv.write_all(writes)?;
+        if let Some(write_time) = written {
+            self.observe(write_time);
         }
-        self.kv.write_all(writes)
+        lock(&self.last_key).set(key, written);
+        Ok(())
+    }
+
+    /// Forgets the last key's write time (after writes that did not go through [`Self::put_locked`]).
+    fn forget_last_key(&self) {
+        lock(&self.last_key).valid = false;
     }
 
     /// The write time of `value` written at `time`.
@@ -265,6 +321,7 @@ impl TtlStore {
     /// included): see the module's documentation. Nothing expires before the store has a time.
     pub fn expire(&self, max_rows: usize) -> Result<Expired> {
         let _writes = lock(&self.writes);
+        self.forget_last_key();
         let cutoff = self.cutoff(false);
         if cutoff == i64::MIN || max_rows == 0 {
             return Ok(Expired::default());
@@ -312,6 +369,7 @@ impl TtlStore {
     /// last commit's.
     pub fn rollback(&self) -> Result<()> {
         let _writes = lock(&self.writes);
+        self.forget_last_key();
         self.kv.rollback()?;
         match self.kv.options().transactional {
             true => self.reload_time(),
@@ -332,6 +390,7 @@ impl TtlStore {
     /// data and index rows, and the store's time moved to the latest write time.
     pub fn restore(&self, records: &[TimestampedEntry<'_>]) -> Result<()> {
         let _writes = lock(&self.writes);
+        self.forget_last_key();
         let mut rows: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::with_capacity(records.len() * 2 + 1);
         let committed = self.committed_time.load(Ordering::Acquire);
         let mut latest = committed;

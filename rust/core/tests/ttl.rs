@@ -439,9 +439,23 @@ fn rewritten_and_deleted_keys_leave_no_index_behind() {
     }
     s.put(b"b", Some(b"v"), 1).unwrap();
     s.delete(b"b").unwrap();
+    // read-modify-writes (an aggregation's get then put), with reads of other keys between
+    for t in 5..10 {
+        s.get(b"c", false).unwrap();
+        s.get(b"zz", false).unwrap();
+        s.get(b"c", false).unwrap();
+        s.put(b"c", Some(b"w"), t).unwrap();
+    }
+    s.put_if_absent(b"d", b"x", 3).unwrap();
+    s.put_if_absent(b"d", b"y", 4).unwrap();
     s.commit(&[(tp(), Some(1))], None).unwrap();
     let rows = s.key_value().range(Range::all()).unwrap().collect_all().unwrap();
-    assert_eq!(rows.len(), 3, "a's data and index rows and the time row: {rows:?}");
+    assert_eq!(rows.len(), 7, "a's, c's and d's data and index rows and the time row: {rows:?}");
+    // every key still expires through its index row
+    s.advance_time(100);
+    let mut expired = s.expire(100).unwrap().keys;
+    expired.sort();
+    assert_eq!(expired, vec![b"a".to_vec(), b"c".to_vec(), b"d".to_vec()]);
 }
 
 #[test]
