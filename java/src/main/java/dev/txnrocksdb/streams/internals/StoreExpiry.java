@@ -55,6 +55,9 @@ final class StoreExpiry {
     private final boolean logged;
 
     private final Cancellable clock;
+    /** The last time {@link #touch} gave the store (read racily by query threads: a lost update only costs a call). */
+    private volatile long touchedTime = -1;
+
     private volatile long expiredTotal;
     private volatile long expiredBytesTotal;
     private volatile int backlogPasses;
@@ -177,6 +180,23 @@ final class StoreExpiry {
         return context instanceof ProcessorContext
                 ? ((ProcessorContext) context).currentSystemTimeMs()
                 : System.currentTimeMillis();
+    }
+
+    /**
+     * Before a read or write of an active task's store: moves the store's time to the task's (its
+     * stream time, which already counts the record being processed, or the clock's), so that a
+     * processor reading a key sees it expired by the record it processes, not only by the last
+     * write or commit. One native call when the time moved, none otherwise.
+     */
+    void touch() {
+        if (!active) {
+            return;
+        }
+        long time = basis == TimeBasis.WALL_CLOCK_TIME ? now() : ((ProcessorContext) context).currentStreamTimeMs();
+        if (time > touchedTime) {
+            touchedTime = time;
+            store.get().advanceTime(time);
+        }
     }
 
     /**

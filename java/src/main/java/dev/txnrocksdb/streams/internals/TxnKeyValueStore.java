@@ -154,6 +154,14 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
         return ownTtl;
     }
 
+    /** Moves a time-to-live's time to the task's before an operation (see {@link StoreExpiry#touch}). */
+    private void touch() {
+        StoreExpiry e = expiry;
+        if (e != null) {
+            e.touch();
+        }
+    }
+
     /** The time of a write now (see {@link StoreExpiry#writeTime}); -1 without a time-to-live. */
     private long writeTime() {
         StoreExpiry e = expiry;
@@ -200,6 +208,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
     @Override
     public void put(Bytes key, byte[] value) {
         Objects.requireNonNull(key, "key cannot be null");
+        touch();
         core.store().put(key.get(), value, writeTime());
         core.recordWrite();
     }
@@ -211,6 +220,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
             // Kafka's stores never write a null value here: nothing to put.
             return get(key);
         }
+        touch();
         byte[] existing = core.store().putIfAbsent(key.get(), value, writeTime());
         if (existing == null) {
             core.recordWrite();
@@ -227,6 +237,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
             Objects.requireNonNull(entry.key, "key cannot be null");
         }
         NativeKeyValueStore store = core.store();
+        touch();
         byte[] batch = BatchEncoder.encode(entries, entry -> entry.key.get(), entry -> entry.value);
         store.putAll(batch, writeTime());
         core.recordWrite();
@@ -235,6 +246,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
     @Override
     public byte[] delete(Bytes key) {
         Objects.requireNonNull(key, "key cannot be null");
+        touch();
         byte[] old = core.store().delete(key.get());
         core.recordWrite();
         return old;
@@ -244,32 +256,38 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
 
     @Override
     public byte[] get(Bytes key) {
+        touch();
         return reads.get(key);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> range(Bytes from, Bytes to) {
+        touch();
         return reads.range(from, to);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseRange(Bytes from, Bytes to) {
+        touch();
         return reads.reverseRange(from, to);
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> all() {
+        touch();
         return reads.all();
     }
 
     @Override
     public KeyValueIterator<Bytes, byte[]> reverseAll() {
+        touch();
         return reads.reverseAll();
     }
 
     /** Keys that start with the serialized prefix, in ascending order. */
     @Override
     public <PS extends Serializer<P>, P> KeyValueIterator<Bytes, byte[]> prefixScan(P prefix, PS prefixKeySerializer) {
+        touch();
         return reads.prefixScan(prefix, prefixKeySerializer);
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
+import dev.txnrocksdb.streams.TxnRocksDBDslStoreSuppliers;
 import dev.txnrocksdb.streams.TxnStores;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -131,6 +132,51 @@ class TtlTopologyTestDriverTest {
                 .orElseThrow(() -> new AssertionError("no metric " + name))
                 .getValue()
                 .metricValue();
+    }
+
+    /**
+     * Configuration alone: every key-value store the DSL builds through our suppliers takes the
+     * application's TTL. A count starts again once its key has been quiet for the TTL; with
+     * {@code dsl.store.format=headers} the store's values carry headers before their timestamp.
+     */
+    @Test
+    void aDslCountByConfigurationAloneStartsAgainAfterTheTtl() {
+        for (String format : List.of(StreamsConfig.DSL_STORE_FORMAT_DEFAULT, StreamsConfig.DSL_STORE_FORMAT_HEADERS)) {
+            StreamsBuilder builder = new StreamsBuilder();
+            builder.stream("events", Consumed.with(Serdes.String(), Serdes.String()))
+                    .groupByKey()
+                    .count(Materialized.as("counts"))
+                    .toStream()
+                    .to("counts-out", Produced.with(Serdes.String(), Serdes.Long()));
+            Properties props = config();
+            props.put(StreamsConfig.DSL_STORE_SUPPLIERS_CLASS_CONFIG, TxnRocksDBDslStoreSuppliers.class);
+            props.put(StreamsConfig.DSL_STORE_FORMAT_CONFIG, format);
+            props.put(TxnRocksDBConfig.TTL_MS_CONFIG, HOUR.toMillis());
+            props.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+            try (TopologyTestDriver driver = new TopologyTestDriver(builder.build(), props, Instant.EPOCH)) {
+                TestInputTopic<String, String> events =
+                        driver.createInputTopic("events", new StringSerializer(), new StringSerializer());
+                TestOutputTopic<String, Long> counts =
+                        driver.createOutputTopic("counts-out", new StringDeserializer(), new LongDeserializer());
+                events.pipeInput("a", "x", Instant.EPOCH);
+                events.pipeInput("a", "x", Instant.EPOCH.plus(Duration.ofMinutes(50)));
+                // "a" was last written at 50 min: still there at 1 h 40 min, gone at 1 h 50 min
+                events.pipeInput("b", "x", Instant.EPOCH.plus(Duration.ofMinutes(100)));
+                events.pipeInput("a", "x", Instant.EPOCH.plus(Duration.ofMinutes(101)));
+                events.pipeInput("b", "x", Instant.EPOCH.plus(Duration.ofMinutes(210)));
+                events.pipeInput("a", "x", Instant.EPOCH.plus(Duration.ofMinutes(211)));
+                assertEquals(
+                        List.of(
+                                KeyValue.pair("a", 1L),
+                                KeyValue.pair("a", 2L),
+                                KeyValue.pair("b", 1L),
+                                KeyValue.pair("a", 3L),
+                                KeyValue.pair("b", 1L),
+                                KeyValue.pair("a", 1L)),
+                        counts.readKeyValuesToList(),
+                        format);
+            }
+        }
     }
 
     @Test
