@@ -12,6 +12,7 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
 import org.apache.kafka.streams.processor.Cancellable;
 import org.apache.kafka.streams.processor.ProcessorContext;
 import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.Punctuator;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StateStoreContext;
 import org.apache.kafka.streams.processor.internals.InternalProcessorContext;
@@ -42,6 +43,9 @@ final class StoreExpiry {
     /** Passes in a row that left expired keys behind before the backlog is reported. */
     static final int BACKLOG_WARN_PASSES = 100;
 
+    /** How soon a task with expired keys left commits again, records or not. */
+    static final Duration DRAIN_INTERVAL = Duration.ofMillis(100);
+
     private final String storeName;
     private final Duration ttl;
     private final TimeBasis basis;
@@ -55,6 +59,8 @@ final class StoreExpiry {
     private final boolean logged;
 
     private final Cancellable clock;
+    /** While a pass leaves expired keys behind: the punctuator that makes the task commit again. */
+    private Cancellable drain;
     /** The last time {@link #touch} gave the store (read racily by query threads: a lost update only costs a call). */
     private volatile long touchedTime = -1;
 
@@ -138,23 +144,28 @@ final class StoreExpiry {
     /**
      * Under wall-clock time, a punctuator that moves the store's time on while no records arrive
      * (its firing also makes Kafka commit the task, and so run the expiry pass), every 10 s or
-     * every TTL if that is shorter. Kafka binds a punctuator to the processor node that schedules
-     * it, and a store has none: this one runs under a node of its own, named after the store,
-     * which only its name in Kafka's logs and error messages shows.
+     * every TTL if that is shorter.
      */
     private Cancellable scheduleClock() {
         if (!active) {
             return null;
         }
-        InternalProcessorContext<?, ?> internal = (InternalProcessorContext<?, ?>) context;
         Duration interval = Duration.ofMillis(Math.max(1, Math.min(ttl.toMillis(), 10_000)));
+        return schedule(interval, now -> store.get().advanceTime(now));
+    }
+
+    /**
+     * A wall-clock punctuator of this store's. Kafka binds a punctuator to the processor node that
+     * schedules it, and a store has none: this one runs under a node of its own, named
+     * {@code <store>-ttl}, which only Kafka's logs and error messages show. A punctuator's firing
+     * makes Kafka commit the task, records processed or not.
+     */
+    private Cancellable schedule(Duration interval, Punctuator punctuator) {
+        InternalProcessorContext<?, ?> internal = (InternalProcessorContext<?, ?>) context;
         ProcessorNode<?, ?, ?, ?> current = internal.currentNode();
-        internal.setCurrentNode(new ProcessorNode<>(storeName + "-ttl-clock"));
+        internal.setCurrentNode(new ProcessorNode<>(storeName + "-ttl"));
         try {
-            return internal.schedule(
-                    interval,
-                    PunctuationType.WALL_CLOCK_TIME,
-                    now -> store.get().advanceTime(now));
+            return internal.schedule(interval, PunctuationType.WALL_CLOCK_TIME, punctuator);
         } finally {
             internal.setCurrentNode(current);
         }
@@ -222,6 +233,11 @@ final class StoreExpiry {
         expiredTotal += expired.keys().size();
         expiredBytesTotal += expired.bytes();
         if (expired.more()) {
+            // a task commits only when it has something to commit: while expired keys remain, a
+            // punctuator makes it commit again, so the backlog drains when no records arrive too
+            if (drain == null) {
+                drain = schedule(DRAIN_INTERVAL, now -> {});
+            }
             if (++backlogPasses % BACKLOG_WARN_PASSES == 0) {
                 log.warn(
                         "Store {} has had more expired keys than it removes at a commit ({}) for {} commits in a row:"
@@ -233,6 +249,10 @@ final class StoreExpiry {
             }
         } else {
             backlogPasses = 0;
+            if (drain != null) {
+                drain.cancel();
+                drain = null;
+            }
         }
     }
 
@@ -255,6 +275,10 @@ final class StoreExpiry {
     void close() {
         if (clock != null) {
             clock.cancel();
+        }
+        if (drain != null) {
+            drain.cancel();
+            drain = null;
         }
     }
 }

@@ -135,6 +135,34 @@ class TtlTopologyTestDriverTest {
     }
 
     /**
+     * A mass expiry larger than one commit's share is removed over several commits, and they come
+     * when no records arrive too: the store makes its task commit again while expired keys remain.
+     */
+    @Test
+    void aBacklogOfExpiredKeysDrainsWithoutNewRecords() {
+        Properties props = config();
+        props.put(TxnRocksDBConfig.TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG, 100);
+        try (TopologyTestDriver driver = new TopologyTestDriver(dedup(), props, Instant.EPOCH)) {
+            TestInputTopic<String, String> events =
+                    driver.createInputTopic("events", new StringSerializer(), new StringSerializer());
+            for (int i = 0; i < 350; i++) {
+                events.pipeInput("id-" + i, "x", Instant.EPOCH);
+            }
+            events.pipeInput("late", "x", Instant.EPOCH.plus(HOUR));
+            assertEquals(100L, metric(driver, "ttl-expired-total"), "one commit's share");
+            assertEquals(1, metric(driver, "ttl-expiry-backlog-commits"));
+            for (int i = 0; i < 5; i++) {
+                driver.advanceWallClockTime(Duration.ofMillis(100));
+            }
+            assertEquals(350L, metric(driver, "ttl-expired-total"), "the rest, with no record since");
+            assertEquals(0, metric(driver, "ttl-expiry-backlog-commits"));
+            KeyValueStore<String, Long> seen = driver.getKeyValueStore("seen");
+            assertNull(seen.get("id-7"));
+            assertNotNull(seen.get("late"));
+        }
+    }
+
+    /**
      * Configuration alone: every key-value store the DSL builds through our suppliers takes the
      * application's TTL. A count starts again once its key has been quiet for the TTL; with
      * {@code dsl.store.format=headers} the store's values carry headers before their timestamp.
