@@ -1,6 +1,7 @@
 //! Golden byte vectors that Java checks against: the Rust side of every layout Java encodes or
 //! decodes itself. Each file under `tests/golden/` is what this test generates; Java's tests read
-//! the same file (`OpenOptionsTest`, `SnapshotCallsTest`, `SegmentedKeysTest`), so a layout or code changed on one side
+//! the same file (`OpenOptionsTest`, `SnapshotCallsTest`, `SegmentedKeysTest`, `ExpiredKeysTest`), so a layout or code
+//! changed on one side
 //! only fails one of them. After a deliberate change, regenerate with
 //! `TXN_BLESS_GOLDEN=1 cargo test -p txn-rocksdb-format --test golden` and change Java to match.
 
@@ -10,6 +11,7 @@ use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
 use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
 use txn_rocksdb_format::value_format::ValueFormat;
+use txn_rocksdb_format::wire::{decode_expired, encode_expired};
 use txn_rocksdb_format::{session_key, window_key};
 
 fn hex(bytes: &[u8]) -> String {
@@ -193,4 +195,28 @@ fn segmented_keys() {
         writeln!(generated, "session {} {start} {end} {}", key_hex(key), hex(&store_key)).unwrap();
     }
     check("segmented_keys.txt", &generated);
+}
+
+/// An expiry pass's answers as `<name> <keys> <bytes> <more> <record hex>`, the keys in hex joined
+/// by `,` (`-` for none, `""` for an empty key); Java's `ExpiredKeysTest` decodes each record and
+/// expects the fields.
+#[test]
+fn expired_keys_records() {
+    let mut generated = String::new();
+    let cases: [(&str, Vec<&[u8]>, u64, bool); 3] = [
+        ("none", vec![], 0, false),
+        ("two-more", vec![&b"id-1"[..], &[0xFF, 0x00][..]], 4_096, true),
+        ("empty-key", vec![&b""[..]], u64::from(u32::MAX) + 1, false),
+    ];
+    for (name, keys, bytes, more) in cases {
+        let record = encode_expired(&keys, bytes, more);
+        assert_eq!(decode_expired(&record), Ok((keys.clone(), bytes, more)));
+        let listed = if keys.is_empty() {
+            "-".to_owned()
+        } else {
+            keys.iter().map(|k| if k.is_empty() { "\"\"".to_owned() } else { hex(k) }).collect::<Vec<_>>().join(",")
+        };
+        writeln!(generated, "{name} {listed} {bytes} {more} {}", hex(&record)).unwrap();
+    }
+    check("expired_keys.txt", &generated);
 }
