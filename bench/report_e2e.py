@@ -6,7 +6,7 @@
 As a module (what bench/report.py calls):
 
     import report_e2e
-    md = report_e2e.section(data, plt, docs_dir)   # Markdown; draws docs_dir/e2e-{recovery,throughput,memory}.png
+    md = report_e2e.section(data, plt, docs_dir)   # Markdown; draws docs_dir/e2e-{recovery,throughput,memory,ttl}.png
     bullets = report_e2e.goal_lines(data)          # one line per end-to-end goal of issue 10, measured
 
 `data` is the parsed JSON; `plt` is matplotlib.pyplot (report_common.load_matplotlib) or None for no plots.
@@ -28,11 +28,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import report_common as base  # noqa: E402 (after the path, so it imports from any working directory)
+import report_ttl  # noqa: E402
 COLORS = {"txn": "#1f77b4", "txn-snapshots": "#17becf", "txn-secondary": "#ff7f0e", "kafka-txn": "#555555", "kafka": "#d62728",
           "kafka-memory": "#2ca02c", "no-state": "#9467bd"}
 MARKERS = {"txn": "o", "txn-snapshots": "D", "txn-secondary": "s", "kafka-txn": "^", "kafka": "v"}
 PLOTS = {"recovery": "e2e-recovery.png", "throughput": "e2e-throughput.png", "memory": "e2e-memory.png"}
-PARTS = ("recovery", "throughput", "memory")
+PARTS = ("recovery", "throughput", "memory", "ttl")
 IN_MEMORY = "kafka-memory"
 NO_STATE = "no-state"
 # ours / kafka-memory must be at least this (within 1.2x of Kafka's in-memory stores)
@@ -574,6 +575,8 @@ def goal_lines(data):
             lines.append(f"{data['memory']['settings']['stores']} stores, `txn-secondary` / `txn` (issue 20; goal: within "
                          f"1.2x of the default strategy): time {t:.2f}x, peak RSS {m:.2f}x, "
                          + ("met" if t <= 1.2 and m <= 1.2 else "**not met**") + ".")
+    if "ttl" in data:
+        lines += report_ttl.goal_lines(data)
     return lines
 
 
@@ -584,7 +587,7 @@ def section(data, plt=None, out_dir=None):
         for part, draw in (("recovery", plot_recovery), ("throughput", plot_throughput), ("memory", plot_memory)):
             if part in data:
                 plotted[part] = draw(plt, data, os.path.join(out_dir, PLOTS[part]))
-    out = ["## End-to-end: recovery after `kill -9`, exactly-once throughput, memory\n"]
+    out = ["## End-to-end: recovery after `kill -9`, exactly-once throughput, memory, time-to-live\n"]
     if data["smoke"]:
         out.append("**SMOKE RUN: tiny sizes; the figures mean nothing.**\n")
     incomplete = [p for p in PARTS if p in data and not part_complete(data, p)]
@@ -612,6 +615,8 @@ def section(data, plt=None, out_dir=None):
     for part, md in (("recovery", recovery_md), ("throughput", throughput_md), ("memory", memory_md)):
         if part in data:
             out.append(md(data, plotted.get(part, False)))
+    if "ttl" in data:
+        out.append(report_ttl.section(data, plt, out_dir, part_intro))
     return "\n".join(out)
 
 

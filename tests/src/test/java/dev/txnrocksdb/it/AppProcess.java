@@ -57,7 +57,16 @@ final class AppProcess {
             throws Exception {
         List<String> args = new ArrayList<>(List.of(kafka.bootstrap(), stateDir, appId, Boolean.toString(txn)));
         args.addAll(List.of(overrides));
-        Process p = KafkaBroker.java(jvmOptions, EosCrashApp.class.getName(), args.toArray(String[]::new))
+        return start(jvmOptions, name, kafka, EosCrashApp.class, args.toArray(String[]::new));
+    }
+
+    /**
+     * Starts {@code main} with {@code args} in a child JVM: an app that speaks the same stdout and
+     * stdin protocol as {@code EosCrashApp} (at least RUNNING, and the {@code stop} command).
+     */
+    static AppProcess start(List<String> jvmOptions, String name, BrokerFixture kafka, Class<?> main, String... args)
+            throws Exception {
+        Process p = KafkaBroker.java(jvmOptions, main.getName(), args)
                 .redirectError(
                         kafka.tmp.resolve(name.replace('#', '-') + ".log").toFile())
                 .start();

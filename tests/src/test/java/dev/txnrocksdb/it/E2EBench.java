@@ -48,6 +48,8 @@ import org.apache.kafka.common.TopicPartition;
  * used meanwhile ({@link CpuSample}).</li>
  * <li><b>memory</b>: peak RSS of one JVM per column holding many bare key-value stores under puts and
  * commits ({@code dev.txnrocksdb.bench.StoreMemory} from the bench module's jar).</li>
+ * <li><b>ttl</b>: a deduplication with a time-to-live against the punctuator workaround, the
+ * time-to-live's own cost and a mass expiry ({@link TtlBench}, its own columns and properties).</li>
  * </ol>
  * Columns ({@link #COLUMNS}): {@code txn} (ours, indexed-batch, the default), {@code txn-secondary}
  * (ours, secondary-store), {@code kafka-txn} (Kafka 4.4's RocksDB stores with
@@ -57,7 +59,7 @@ import org.apache.kafka.common.TopicPartition;
  * Streams runtime and the broker).
  *
  * <p>System properties (defaults in brackets): {@code e2e.out} (JSON file, required),
- * {@code e2e.parts} [recovery,throughput,memory], {@code e2e.merge} [true: keep the parts of an
+ * {@code e2e.parts} [recovery,throughput,memory,ttl], {@code e2e.merge} [true: keep the parts of an
  * existing {@code e2e.out} that this run does not measure], {@code e2e.smoke} [false: tiny sizes],
  * {@code e2e.partitions} [2], {@code e2e.recovery.sizes} [100000,1000000,3000000,10000000],
  * {@code e2e.recovery.kills} [3], {@code e2e.recovery.columns} [txn,kafka-txn,kafka],
@@ -241,10 +243,11 @@ public final class E2EBench {
         COLUMNS.values().forEach(c -> columns.put(c.id(), c.description()));
         results.describeColumns(columns);
         results.checkpoint();
-        if (parts.contains("recovery") || parts.contains("throughput")) {
+        if (parts.contains("recovery") || parts.contains("throughput") || parts.contains("ttl")) {
             try (BrokerFixture kafka = BrokerFixture.start("e2e")) {
                 if (parts.contains("recovery")) recovery(kafka, results.start("recovery"));
                 if (parts.contains("throughput")) throughput(kafka, results.start("throughput"));
+                if (parts.contains("ttl")) TtlBench.run(kafka, results.start("ttl"), results, SMOKE);
             }
         }
         if (parts.contains("memory")) memory(results.start("memory"));
@@ -533,7 +536,7 @@ public final class E2EBench {
         return cost;
     }
 
-    private static long directoryBytes(Path dir) throws IOException {
+    static long directoryBytes(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) return 0;
         try (Stream<Path> files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile)
@@ -562,7 +565,7 @@ public final class E2EBench {
     }
 
     /** Deletes a finished run's topics (best effort: they only take the broker's disk and page cache). */
-    private static void deleteTopics(BrokerFixture kafka, String... topics) {
+    static void deleteTopics(BrokerFixture kafka, String... topics) {
         try (Admin admin = kafka.admin()) {
             admin.deleteTopics(List.of(topics)).topicNameValues().values().forEach(f -> {
                 try {
@@ -900,7 +903,7 @@ public final class E2EBench {
 
     // ---------------------------------------------------------------- helpers
 
-    private static List<String> list(String property, String defaults) {
+    static List<String> list(String property, String defaults) {
         return Arrays.stream(System.getProperty(property, defaults).split(","))
                 .map(String::trim)
                 .filter(s -> !s.isEmpty())
@@ -930,7 +933,7 @@ public final class E2EBench {
         return r;
     }
 
-    private static double seconds(long startNanos) {
+    static double seconds(long startNanos) {
         return Math.round((System.nanoTime() - startNanos) / 1e8) / 10.0;
     }
 }

@@ -30,7 +30,7 @@ import java.util.Map;
 final class E2EResults {
 
     /** The parts, in the order the file and the report list them. */
-    static final List<String> PARTS = List.of("recovery", "throughput", "memory");
+    static final List<String> PARTS = List.of("recovery", "throughput", "memory", "ttl");
 
     private final File file;
     private final Map<String, Object> provenance;

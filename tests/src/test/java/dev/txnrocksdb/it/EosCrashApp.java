@@ -285,7 +285,7 @@ public final class EosCrashApp {
      * {@code METRIC <name> <sum> <count>}: the sum of the store-level metric {@code name} over every
      * store of the app that has it, and how many have it.
      */
-    private static String metric(KafkaStreams streams, String name) {
+    static String metric(KafkaStreams streams, String name) {
         double sum = 0;
         int count = 0;
         for (var e : streams.metrics().entrySet()) {
