@@ -15,6 +15,7 @@ use common::key;
 use std::path::Path;
 use std::time::Instant;
 use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 fn main() {
@@ -55,7 +56,9 @@ fn main() {
         let _ = std::fs::remove_dir_all(&target);
         let started = Instant::now();
         let restored =
-            snapshot::restore_newest(&location, "s", &target, &changelog, RestoreBudget::default()).unwrap().unwrap();
+            snapshot::restore_newest(&location, "s", &target, &changelog, RowLayout::Plain, RestoreBudget::default())
+                .unwrap()
+                .unwrap();
         let download = started.elapsed();
         let bytes: u64 = restored.manifest.files.iter().map(|f| f.size).sum();
         let opened = Instant::now();

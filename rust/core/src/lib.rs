@@ -54,5 +54,6 @@ pub use db::Write;
 pub use error::{Cause, Error, ErrorKind, Report, Result};
 pub use iter::{Range, RangeIter};
 pub use offsets::{OffsetUpdate, TopicPartition};
+pub use row_layout::RowLayout;
 pub use store::{KeyValueStore, StoreOptions, Strategy, DEFAULT_SPILL_BYTES};
 pub use value_format::ValueFormat;

@@ -9,6 +9,27 @@ use crate::db::Db;
 use crate::error::{Error, Result};
 use txn_rocksdb_format::ttl::{LAYOUT_KEY, LAYOUT_VERSION};
 
+/// The layout of a key-value store's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowLayout {
+    /// Each key a row of its own.
+    Plain,
+    /// A store with a time-to-live: data rows with their write times, the expiry index, the
+    /// store's time.
+    TimeToLive,
+}
+
+impl RowLayout {
+    /// The layout of a store opened with (`true`) or without a time-to-live.
+    pub fn of(ttl: bool) -> RowLayout {
+        if ttl {
+            RowLayout::TimeToLive
+        } else {
+            RowLayout::Plain
+        }
+    }
+}
+
 /// Checks at open that the store's rows are in the layout it opens in (`ttl`: the TTL layout, else
 /// the plain one), recording the TTL layout in a new store; a store written in the other layout is
 /// refused, naming the ways out.

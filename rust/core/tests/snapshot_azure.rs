@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{KeyValueStore, Range, StoreOptions, TopicPartition};
 
 /// Azurite's well-known development account and key (public: the emulator accepts only these).
@@ -205,9 +206,10 @@ fn state(store: &KeyValueStore) -> State {
 
 /// Restores the newest usable snapshot into a new directory; returns its number and what it holds.
 fn restore(location: &Location, dir: &Path) -> (u64, State) {
-    let restored = snapshot::restore_newest(location, STORE_ID, dir, &changelog(), RestoreBudget::default())
-        .unwrap()
-        .expect("a snapshot");
+    let restored =
+        snapshot::restore_newest(location, STORE_ID, dir, &changelog(), RowLayout::Plain, RestoreBudget::default())
+            .unwrap()
+            .expect("a snapshot");
     (restored.seq, state(&KeyValueStore::open(dir, StoreOptions::default()).unwrap()))
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{fault, KeyValueStore, Range, StoreOptions, TopicPartition};
 
 fn commit(store: &KeyValueStore, n: u32) {
@@ -50,7 +51,10 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
     // restored: the first snapshot, not the interrupted one
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
-        snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq,
+        snapshot::restore_newest(&location, "s", &dir, &changelog(), RowLayout::Plain, RestoreBudget::default())
+            .unwrap()
+            .unwrap()
+            .seq,
         1
     );
     assert_eq!(contents(&dir), first);
@@ -64,7 +68,10 @@ fn a_snapshot_interrupted_before_its_manifest_is_never_used_and_the_next_one_com
     drop(store);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
-        snapshot::restore_newest(&location, "s", &dir, &changelog(), RestoreBudget::default()).unwrap().unwrap().seq,
+        snapshot::restore_newest(&location, "s", &dir, &changelog(), RowLayout::Plain, RestoreBudget::default())
+            .unwrap()
+            .unwrap()
+            .seq,
         2
     );
     assert_eq!(contents(&dir), third);

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use txn_rocksdb::snapshot::{self, Changelog, Location, RestoreBudget};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{KeyValueStore, Range, StoreOptions, TopicPartition};
 
 fn partition() -> TopicPartition {
@@ -111,10 +112,16 @@ fn a_process_killed_while_it_sends_a_snapshot_never_leaves_a_usable_half_snapsho
 
         // a new host: the snapshot before the killed one, whatever the killed one sent
         let new_host = tmp.path().join("new-host");
-        let restored =
-            snapshot::restore_newest(&location(tmp.path()), "s", &new_host, &changelog(), RestoreBudget::default())
-                .unwrap()
-                .unwrap();
+        let restored = snapshot::restore_newest(
+            &location(tmp.path()),
+            "s",
+            &new_host,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(restored.seq, 1, "{point}");
         assert_eq!(contents(&new_host), first, "{point}");
 
@@ -140,10 +147,17 @@ fn a_process_killed_while_it_sends_a_snapshot_never_leaves_a_usable_half_snapsho
         }
         let newer_host = tmp.path().join("newer-host");
         assert_eq!(
-            snapshot::restore_newest(&location(tmp.path()), "s", &newer_host, &changelog(), RestoreBudget::default())
-                .unwrap()
-                .unwrap()
-                .seq,
+            snapshot::restore_newest(
+                &location(tmp.path()),
+                "s",
+                &newer_host,
+                &changelog(),
+                RowLayout::Plain,
+                RestoreBudget::default()
+            )
+            .unwrap()
+            .unwrap()
+            .seq,
             2
         );
         assert_eq!(contents(&newer_host), third, "{point}");

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use txn_rocksdb::snapshot::{self, Changelog, Location, LocationSettings, RestoreBudget};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{KeyValueStore, StoreOptions, TopicPartition};
 
 /// How a test server treats a request.
@@ -84,7 +85,8 @@ fn patience(ms: u64) -> RestoreBudget {
 fn failed_restore(location: &Location, tmp: &Path, budget: RestoreBudget) -> (String, Duration) {
     let dir = tmp.join("state").join("store");
     let started = Instant::now();
-    let e = snapshot::restore_newest(location, "app/store/0", &dir, &changelog(), budget).unwrap_err();
+    let e =
+        snapshot::restore_newest(location, "app/store/0", &dir, &changelog(), RowLayout::Plain, budget).unwrap_err();
     let took = started.elapsed();
     assert!(matches!(e, txn_rocksdb::Error::Snapshot { .. }), "{e:?}");
     assert!(!dir.exists(), "the store's directory is left as it was (missing)");
@@ -210,9 +212,16 @@ fn every_location_of_the_process_shares_a_few_io_threads() {
                     let id = format!("app/store-{group}-{i}/0");
                     snapshot::take(&store, location, &id).unwrap();
                     let dir = tmp.join(format!("restored-{group}-{i}"));
-                    snapshot::restore_newest(location, &id, &dir, &changelog(), RestoreBudget::default())
-                        .unwrap()
-                        .unwrap();
+                    snapshot::restore_newest(
+                        location,
+                        &id,
+                        &dir,
+                        &changelog(),
+                        RowLayout::Plain,
+                        RestoreBudget::default(),
+                    )
+                    .unwrap()
+                    .unwrap();
                     most.fetch_max(threads_named("txn-rocksdb-sna"), Ordering::Relaxed);
                 }
             });

@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use txn_rocksdb::snapshot::{self, Changelog, Location, LocationSettings, Manifest, RestoreBudget, Restored};
+use txn_rocksdb::RowLayout;
 use txn_rocksdb::{StoreOptions, Strategy};
 
 const STORE_ID: &str = "app/0_1/counts";
@@ -77,9 +78,15 @@ impl Bench {
         if self.store.exists() {
             std::fs::remove_dir_all(&self.store).unwrap();
         }
-        let restored =
-            snapshot::restore_newest(&self.location, STORE_ID, &self.store, changelog, RestoreBudget::default())
-                .unwrap();
+        let restored = snapshot::restore_newest(
+            &self.location,
+            STORE_ID,
+            &self.store,
+            changelog,
+            RowLayout::of(kind == Kind::Ttl),
+            RestoreBudget::default(),
+        )
+        .unwrap();
         let dump = open(kind, &self.store, strategy).dump();
         (restored, dump)
     }
@@ -95,7 +102,7 @@ fn commit_range(store: &Subject, from: u64, to: u64) {
 
 #[test]
 fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_new_files() {
-    for kind in [Kind::KeyValue, Kind::Window, Kind::Session] {
+    for kind in Kind::ALL {
         for strategy in [Strategy::IndexedBatch, Strategy::SecondaryStore] {
             let case = format!("{kind:?} {strategy:?}");
             let bench = Bench::new();
@@ -172,6 +179,29 @@ fn a_restored_snapshot_holds_the_state_and_offsets_of_its_commit_and_sends_only_
             assert_eq!(restored.unwrap().seq, 3, "{case}");
             assert!(dump == third_state, "{case}");
         }
+    }
+}
+
+/// A snapshot of a store with a time-to-live is never restored into one that opens without (nor
+/// the reverse): its rows would be read in the other layout and the store refused at open. It is
+/// passed over as unusable, and the changelog restores the store.
+#[test]
+fn a_snapshot_is_restored_only_into_a_store_of_its_row_layout() {
+    for (taken, restoring) in [(Kind::Ttl, Kind::KeyValue), (Kind::KeyValue, Kind::Ttl)] {
+        let case = format!("taken {taken:?}, restored as {restoring:?}");
+        let bench = Bench::new();
+        let store = open(taken, &bench.store, Strategy::IndexedBatch);
+        commit_range(&store, 0, 4);
+        let state = store.dump();
+        snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
+        drop(store);
+        assert_eq!(bench.manifest(1).ttl, taken == Kind::Ttl, "{case}: the manifest names the layout");
+        let (restored, dump) = bench.restore(restoring, Strategy::IndexedBatch);
+        assert!(restored.is_none(), "{case}: {restored:?}");
+        assert!(dump.0.is_empty() && dump.1.is_empty(), "{case}: the store opens empty, for the changelog");
+        let (restored, dump) = bench.restore(taken, Strategy::IndexedBatch);
+        assert_eq!(restored.map(|r| r.seq), Some(1), "{case}: a store of its own layout restores it");
+        assert!(dump == state, "{case}");
     }
 }
 
@@ -272,17 +302,31 @@ fn a_snapshot_without_its_manifest_is_never_used() {
 fn no_snapshot_and_a_store_with_state_are_told_apart() {
     let bench = Bench::new();
     assert_eq!(
-        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-            .unwrap(),
+        snapshot::restore_newest(
+            &bench.location,
+            STORE_ID,
+            &bench.store,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default()
+        )
+        .unwrap(),
         None
     );
     let store = open(Kind::KeyValue, &bench.store, Strategy::IndexedBatch);
     commit_range(&store, 0, 2);
     snapshot::take(store.db(), &bench.location, STORE_ID).unwrap();
     drop(store);
-    let e = snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-        .unwrap_err()
-        .to_string();
+    let e = snapshot::restore_newest(
+        &bench.location,
+        STORE_ID,
+        &bench.store,
+        &changelog(),
+        RowLayout::Plain,
+        RestoreBudget::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("only into a missing or empty directory"), "{e}");
     // another store's id has no snapshot
     assert_eq!(
@@ -291,6 +335,7 @@ fn no_snapshot_and_a_store_with_state_are_told_apart() {
             "app/0_2/counts",
             &bench.store.with_file_name("other"),
             &changelog(),
+            RowLayout::Plain,
             RestoreBudget::default()
         )
         .unwrap(),
@@ -518,10 +563,16 @@ fn a_store_wiped_and_recreated_is_never_given_the_old_files_checksums() {
     assert_ne!(bench.referenced(1), bench.referenced(2), "other bytes, other objects");
 
     std::fs::remove_dir_all(&bench.store).unwrap();
-    let restored =
-        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-            .unwrap()
-            .unwrap();
+    let restored = snapshot::restore_newest(
+        &bench.location,
+        STORE_ID,
+        &bench.store,
+        &changelog(),
+        RowLayout::Plain,
+        RestoreBudget::default(),
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(restored.seq, 2);
     let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
     assert_eq!(store.range(Range::all()).unwrap().collect_all().unwrap(), expected);
@@ -627,10 +678,15 @@ fn a_snapshot_right_after_a_restore_never_holds_offsets_past_its_records() {
         let taken = snapshot::take(&store, &bench.location, STORE_ID).unwrap();
         drop(store);
         std::fs::remove_dir_all(&bench.store).unwrap();
-        let Some(_) =
-            snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-                .unwrap()
-        else {
+        let Some(_) = snapshot::restore_newest(
+            &bench.location,
+            STORE_ID,
+            &bench.store,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default(),
+        )
+        .unwrap() else {
             // an image without an offset is never used: the changelog restores everything
             assert!(taken.offsets.is_empty() && !flush_between, "{:?}", taken.offsets);
             continue;
@@ -715,10 +771,17 @@ fn an_upload_limit_holds_each_file_to_its_rate_and_a_cancel_still_stops_it_at_on
     // the limited snapshot restores exactly its commit
     std::fs::remove_dir_all(&bench.store).unwrap();
     assert_eq!(
-        snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-            .unwrap()
-            .unwrap()
-            .seq,
+        snapshot::restore_newest(
+            &bench.location,
+            STORE_ID,
+            &bench.store,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default()
+        )
+        .unwrap()
+        .unwrap()
+        .seq,
         1
     );
     let restored = txn_rocksdb::KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
@@ -783,9 +846,15 @@ fn each_snapshot_sends_what_changed_for_a_small_and_a_large_state() {
         );
         drop(store);
         std::fs::remove_dir_all(&bench.store).unwrap();
-        let restored =
-            snapshot::restore_newest(&bench.location, STORE_ID, &bench.store, &changelog(), RestoreBudget::default())
-                .unwrap();
+        let restored = snapshot::restore_newest(
+            &bench.location,
+            STORE_ID,
+            &bench.store,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default(),
+        )
+        .unwrap();
         assert_eq!(restored.unwrap().seq, 11, "{state}");
         let store = KeyValueStore::open(&bench.store, StoreOptions::default()).unwrap();
         let restored_state = (
@@ -854,7 +923,15 @@ fn a_damaged_object_every_snapshot_shares_is_sent_again() {
     let state =
         (store.range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap(), store.committed_offsets().unwrap());
     let restore_into = |dir: &Path| {
-        snapshot::restore_newest(&bench.location, STORE_ID, dir, &changelog(), RestoreBudget::default()).unwrap()
+        snapshot::restore_newest(
+            &bench.location,
+            STORE_ID,
+            dir,
+            &changelog(),
+            RowLayout::Plain,
+            RestoreBudget::default(),
+        )
+        .unwrap()
     };
     let host = bench.store.with_file_name("host-2");
     assert_eq!(restore_into(&host).map(|r| r.seq), Some(newest.seq), "the newest snapshot restores");

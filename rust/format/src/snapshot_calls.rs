@@ -13,7 +13,7 @@
 //! LocationOptions  [version][str uri][int64 uploadBytesPerSecond][int64 requestTimeoutMs][int32 ioThreads]
 //!                  [int32 count] count × ([str key][str value])
 //! RestoreRequest   [version][str storeId][str dir][str topic][int32 partition][int64 start][int64 end]
-//!                  [int64 patienceMs][int64 timeoutMs]
+//!                  [int64 patienceMs][int64 timeoutMs][int8 ttl]
 //! RestoreAnswer    [version][int64 seq][int64 files][int64 bytes][int64 skipped][int64 waitedMs]
 //! TakeAnswer       [version][int64 seq][int64 files][int64 objectsSent][int64 bytesSent]
 //!                  [int64 objectsVerified][int64 objectsDamaged][int64 objectsResent]
@@ -28,7 +28,7 @@ use crate::reader::{push_str, Reader};
 use crate::{Decoded, Malformed};
 
 /// The version byte every record starts with.
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
 /// What opening a snapshot location takes (Java's `NativeSnapshotLocation.open`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +61,9 @@ pub struct RestoreRequest<'a> {
     pub patience_ms: i64,
     /// How long it may take at most.
     pub timeout_ms: i64,
+    /// Whether the store opens with a time-to-live: only a snapshot whose rows are in the same
+    /// layout can be restored into it.
+    pub ttl: bool,
 }
 
 /// What a restore that put a snapshot in place answers.
@@ -163,6 +166,7 @@ impl<'a> RestoreRequest<'a> {
             end: reader.i64()?,
             patience_ms: reader.i64()?,
             timeout_ms: reader.i64()?,
+            ttl: reader.flag("ttl")?,
         };
         reader.end()?;
         Ok(request)
@@ -178,6 +182,7 @@ impl<'a> RestoreRequest<'a> {
         for value in [self.start, self.end, self.patience_ms, self.timeout_ms] {
             out.extend_from_slice(&value.to_be_bytes());
         }
+        out.push(u8::from(self.ttl));
         out
     }
 }
@@ -327,6 +332,7 @@ mod tests {
             end: 100,
             patience_ms: 10_000,
             timeout_ms: 150_000,
+            ttl: true,
         };
         assert_eq!(RestoreRequest::decode(&request.encode()), Ok(request));
         let restored = RestoreAnswer { seq: 4, files: 6, bytes: 1 << 30, skipped: 1, waited_ms: 250 };
@@ -343,10 +349,10 @@ mod tests {
     fn malformed_records_say_what_was_wrong() {
         let good = location().encode();
         let mut wrong_version = good.clone();
-        wrong_version[0] = 2;
+        wrong_version[0] = 1;
         assert_eq!(
             LocationOptions::decode(&wrong_version).unwrap_err().0,
-            "snapshot location options: version 2, expected 1 (the Java classes and the native library differ)"
+            "snapshot location options: version 1, expected 2 (the Java classes and the native library differ)"
         );
         let trailing = [&good[..], &[0]].concat();
         assert_eq!(

@@ -6,7 +6,8 @@
 //! Layout (integers big-endian): `MAGIC` (8 bytes), format version (u32, [`VERSION`]), sequence
 //! number (u64), creation time (i64, milliseconds since the epoch), store id (u32-prefixed UTF-8),
 //! value format (u8, [`ValueFormat::code`]), transactional (u8: 0 or 1), strategy (u8,
-//! [`Strategy::code`]), offsets (u32 count, then per partition: topic (u32-prefixed UTF-8),
+//! [`Strategy::code`]), time-to-live rows (u8: 0 or 1, whether the rows are in the layout of a store
+//! with a time-to-live, [`crate::ttl`]), offsets (u32 count, then per partition: topic (u32-prefixed UTF-8),
 //! partition (i32), offset (i64)), position (u8 0 = none, 1 = a u32-prefixed blob follows), files
 //! (u32 count, then per file: local name (u32-prefixed UTF-8), size (u64), crc32c of the file's
 //! bytes (u32), parts (u32 count, at least 1, then per part: object name (u32-prefixed UTF-8), size
@@ -14,8 +15,10 @@
 //!
 //! A file is the concatenation of its parts, each an object: one part for a file sent whole; a file
 //! that grows by appends (RocksDB's write-ahead log) is sent as the parts an earlier snapshot sent
-//! and a part with what was appended since. Version 1 (still read) had one object per file: local
-//! name, object name, size, crc32c.
+//! and a part with what was appended since. Version 2 (still read) had no time-to-live flag (read
+//! as plain rows: a snapshot of a store with a time-to-live taken then is refused when its store
+//! opens, by the layout it records in its offsets family). Version 1 (still read) had, in addition,
+//! one object per file: local name, object name, size, crc32c.
 //!
 //! A file's local name is a plain RocksDB file name (no path separator, not `.` or `..`): restore
 //! writes it into a directory, so a manifest cannot name a file outside it. Names are unique. The
@@ -30,7 +33,9 @@ use crate::{Decoded, Malformed};
 
 const MAGIC: &[u8; 8] = b"TXNSNAP\x01";
 /// The manifest format this code writes (and the newest it reads).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+/// The manifest format before the time-to-live flag.
+pub const VERSION_NO_TTL_FLAG: u32 = 2;
 /// The oldest manifest format this code reads: one object per file.
 pub const VERSION_ONE_OBJECT_PER_FILE: u32 = 1;
 const CRC_LEN: usize = 4;
@@ -71,6 +76,9 @@ pub struct Manifest {
     /// false: a write-through store (its strategy is then meaningless).
     pub transactional: bool,
     pub strategy: Strategy,
+    /// Whether its rows are in the layout of a store with a time-to-live (data rows with their
+    /// write times, the expiry index, the store's time): only such a store may restore it.
+    pub ttl: bool,
     /// The changelog offsets committed with the data the snapshot holds.
     pub offsets: Vec<(TopicPartition, i64)>,
     /// The position blob committed with it.
@@ -105,6 +113,7 @@ impl Manifest {
         out.push(self.value_format.code());
         out.push(u8::from(self.transactional));
         out.push(self.strategy.code());
+        out.push(u8::from(self.ttl));
         out.extend_from_slice(&(self.offsets.len() as u32).to_be_bytes());
         for (partition, offset) in &self.offsets {
             push_str(&mut out, partition.topic.as_bytes());
@@ -168,6 +177,14 @@ impl Manifest {
             .into_iter()
             .find(|s| s.code() == strategy_code)
             .ok_or_else(|| Malformed(format!("unknown transaction strategy code {strategy_code}")))?;
+        let ttl = match version {
+            VERSION_ONE_OBJECT_PER_FILE | VERSION_NO_TTL_FLAG => false,
+            _ => match reader.u8()? {
+                0 => false,
+                1 => true,
+                other => return Err(Malformed(format!("time-to-live flag {other} is neither 0 nor 1"))),
+            },
+        };
         // Every entry takes at least 16 bytes, so the loops end with the input.
         let mut offsets = Vec::new();
         for _ in 0..reader.u32()? {
@@ -211,7 +228,7 @@ impl Manifest {
         if !reader.is_empty() {
             return Err(Malformed(format!("{} trailing bytes", reader.remaining())));
         }
-        Ok(Manifest { seq, created_ms, store_id, value_format, transactional, strategy, offsets, position, files })
+        Ok(Manifest { seq, created_ms, store_id, value_format, transactional, strategy, ttl, offsets, position, files })
     }
 }
 
@@ -249,6 +266,7 @@ mod tests {
             value_format: ValueFormat::ALL[1],
             transactional: true,
             strategy: Strategy::SecondaryStore,
+            ttl: false,
             offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 42)],
             position: Some(b"position".to_vec()),
             files: vec![
@@ -280,6 +298,8 @@ mod tests {
         let mut manifest = manifest();
         manifest.files.push(appended());
         assert_eq!(Manifest::decode(&manifest.encode()), Ok(manifest.clone()));
+        let ttl = Manifest { ttl: true, ..manifest.clone() };
+        assert_eq!(Manifest::decode(&ttl.encode()), Ok(ttl));
         let bare = Manifest { position: None, offsets: vec![], files: vec![], ..manifest };
         assert_eq!(Manifest::decode(&bare.encode()), Ok(bare));
     }
@@ -325,15 +345,20 @@ mod tests {
         assert!(Manifest::decode(&twice.encode()).unwrap_err().0.contains("comes twice"));
     }
 
-    /// The fuzzers' seeds: a manifest of this version, and one of version 1 (one object per file),
-    /// which decodes to the same manifest, each file one part.
+    /// The fuzzers' seeds: a manifest of this version (with the time-to-live flag set), and ones of
+    /// version 2 (no flag) and version 1 (one object per file), which decode to the same manifest
+    /// without the flag, each file one part.
     #[test]
     fn the_fuzzers_seeds_are_manifests() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
         let expected = Manifest { seq: 3, strategy: Strategy::IndexedBatch, ..manifest() };
         let seed = std::fs::read(dir.join("snapshot_manifest/seed-valid")).unwrap();
-        assert_eq!(Manifest::decode(&seed).unwrap(), expected);
-        assert_eq!(seed, expected.encode(), "the seed is this version's encoding");
+        let with_ttl = Manifest { ttl: true, ..expected.clone() };
+        assert_eq!(Manifest::decode(&seed).unwrap(), with_ttl);
+        assert_eq!(seed, with_ttl.encode(), "the seed is this version's encoding");
+        let version_two = std::fs::read(dir.join("snapshot_manifest/seed-version-2")).unwrap();
+        assert_eq!(&version_two[MAGIC.len()..MAGIC.len() + 4], &VERSION_NO_TTL_FLAG.to_be_bytes());
+        assert_eq!(Manifest::decode(&version_two).unwrap(), expected);
         let version_one = std::fs::read(dir.join("snapshot_manifest/seed-version-1")).unwrap();
         assert_eq!(&version_one[MAGIC.len()..MAGIC.len() + 4], &VERSION_ONE_OBJECT_PER_FILE.to_be_bytes());
         assert_eq!(Manifest::decode(&version_one).unwrap(), expected);

@@ -151,6 +151,7 @@ fn snapshot_calls_records() {
         end: 1_000_000_000_000,
         patience_ms: 10_000,
         timeout_ms: 150_000,
+        ttl: true,
     };
     assert_eq!(RestoreRequest::decode(&request.encode()).as_ref(), Ok(&request));
     line("restore-request", "counts", request.encode());

@@ -10,6 +10,7 @@ use super::retention::{retain, Retained};
 use super::take::Taken;
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
+use crate::RowLayout;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -61,7 +62,8 @@ pub fn restore_requested(location: &Location, request: &RestoreRequest<'_>) -> R
         patience: millis(request.patience_ms, "a restore's patience")?,
         deadline: Some(Instant::now() + millis(request.timeout_ms, "a restore's time")?),
     };
-    let restored = restore_newest(location, request.store_id, Path::new(request.dir), &changelog, budget)?;
+    let rows = RowLayout::of(request.ttl);
+    let restored = restore_newest(location, request.store_id, Path::new(request.dir), &changelog, rows, budget)?;
     Ok(restored.as_ref().map(Restored::answer))
 }
 

@@ -6,6 +6,7 @@ use super::local::local_err;
 use super::location::Location;
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
+use crate::RowLayout;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use txn_rocksdb_format::snapshot_manifest::Manifest;
@@ -102,6 +103,7 @@ pub fn restore_newest(
     store_id: &str,
     dir: &Path,
     changelog: &Changelog,
+    rows: RowLayout,
     budget: RestoreBudget,
 ) -> Result<Option<Restored>> {
     check_empty(dir)?;
@@ -109,7 +111,7 @@ pub fn restore_newest(
     let patience = Patience::new(budget.patience);
     let stop = Stop { deadline: budget.deadline, cancel: None, patience: Some(&patience) };
     let staging = staging_dir(dir)?;
-    let restored = restore_into(location, store_id, dir, &staging, changelog, stop);
+    let restored = restore_into(location, store_id, dir, &staging, changelog, rows, stop);
     if restored.is_err() {
         remove_dir(&staging)?;
     }
@@ -122,6 +124,7 @@ fn restore_into(
     dir: &Path,
     staging: &Path,
     changelog: &Changelog,
+    rows: RowLayout,
     stop: Stop<'_>,
 ) -> Result<Option<Restored>> {
     let snapshots = location.path(store_id, SNAPSHOTS)?;
@@ -146,6 +149,14 @@ fn restore_into(
             }
             if let Some(why) = changelog.refuses(&manifest) {
                 return Err(Unusable::Snapshot(why));
+            }
+            if RowLayout::of(manifest.ttl) != rows {
+                return Err(Unusable::Snapshot(match rows {
+                    RowLayout::Plain => "it holds a store with a time-to-live; this one opens without one".to_string(),
+                    RowLayout::TimeToLive => {
+                        "it holds a store without a time-to-live; this one opens with one".to_string()
+                    }
+                }));
             }
             fetch(location, store_id, &manifest, staging, stop)?;
             Ok(manifest)

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use txn_rocksdb_format::offsets::COMMIT_RECORD_KEY;
 use txn_rocksdb_format::snapshot_manifest::{FilePart, Manifest, SnapshotFile};
+use txn_rocksdb_format::ttl::LAYOUT_KEY;
 use txn_rocksdb_format::value_format::{ValueFormat, UPGRADE_KEY, VALUE_FORMAT_KEY};
 
 /// Checkpoint directories live in the store's directory under this prefix (same file system, so
@@ -164,6 +165,7 @@ pub fn upload(prepared: Prepared, location: &Location, store_id: &str, cancel: &
         value_format: image.value_format.unwrap_or(options.value_format),
         transactional: options.transactional,
         strategy: options.strategy,
+        ttl: image.ttl,
         offsets: image.offsets.clone(),
         position: image.position,
         files,
@@ -361,9 +363,11 @@ struct Image {
     offsets: Vec<(TopicPartition, i64)>,
     position: Option<Vec<u8>>,
     value_format: Option<ValueFormat>,
+    /// Whether its rows are in the time-to-live layout (recorded beside its offsets).
+    ttl: bool,
 }
 
-/// Reads the offsets, position and value format from the checkpoint in `dir` (opened read-only):
+/// Reads the offsets, position, value format and row layout from the checkpoint in `dir` (opened read-only):
 /// they are those of the data beside them, as every commit writes them in the same atomic write.
 fn read_image(store_dir: &Path, options: &crate::StoreOptions, dir: &Path) -> Result<Image> {
     let opening = Opening { path: dir, statistics: false, tuning: &options.tuning };
@@ -390,5 +394,6 @@ fn read_image(store_dir: &Path, options: &crate::StoreOptions, dir: &Path) -> Re
         }
         None => None,
     };
-    Ok(Image { offsets, position, value_format })
+    let ttl = rocks.get_pinned_cf(family, LAYOUT_KEY).map_err(read)?.is_some();
+    Ok(Image { offsets, position, value_format, ttl })
 }

@@ -140,9 +140,15 @@ public final class StoreCore<S extends NativeStore> {
                 .equalsIgnoreCase(
                         ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
-        StoreSnapshots openedSnapshots = StoreSnapshots.open(
-                name, settings, context, changelogPartition, dir, StoreSnapshots.lookupFor(context.appConfigs()));
         Duration ttl = ttlOf.apply(settings);
+        StoreSnapshots openedSnapshots = StoreSnapshots.open(
+                name,
+                settings,
+                context,
+                changelogPartition,
+                dir,
+                ttl != null,
+                StoreSnapshots.lookupFor(context.appConfigs()));
         OpenOptions openOptions =
                 settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics, ttl);
         S opened;

@@ -105,6 +105,9 @@ public final class StoreSnapshots implements AutoCloseable {
     private final long intervalNanos;
     private final int retained;
     private final ThreadRestoreBudget threadBudget;
+    /** Whether the store opens with a time-to-live: only a snapshot of such a store restores it. */
+    private final boolean ttl;
+
     private final ThreadPoolExecutor senders;
     /** The snapshot handed to the senders, until it ran (closing takes it back if it has not started). */
     private final AtomicReference<Runnable> queued = new AtomicReference<>();
@@ -137,6 +140,7 @@ public final class StoreSnapshots implements AutoCloseable {
             ChangelogLookup lookup,
             SnapshotLocations.Lease lease,
             StoreSettings settings,
+            boolean ttl,
             ThreadRestoreBudget threadBudget) {
         this.storeName = storeName;
         this.storeId = storeId;
@@ -147,14 +151,16 @@ public final class StoreSnapshots implements AutoCloseable {
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(settings.snapshotIntervalMs());
         this.retained = settings.snapshotsRetained();
         this.threadBudget = threadBudget;
+        this.ttl = ttl;
         this.senders = SnapshotSenders.pool(settings.snapshotIoThreads());
         this.lastPrepared = System.nanoTime();
     }
 
     /**
      * The snapshots of a store about to open in {@code dir}, having restored the newest usable one
-     * into it when it holds nothing; null when snapshots are off for the store (no location, no
-     * changelog, or the cluster or the location cannot be reached: WARN).
+     * into it when it holds nothing (of a store with a time-to-live if {@code ttl}, else of one
+     * without); null when snapshots are off for the store (no location, no changelog, or the
+     * cluster or the location cannot be reached: WARN).
      */
     static StoreSnapshots open(
             String storeName,
@@ -162,6 +168,7 @@ public final class StoreSnapshots implements AutoCloseable {
             StateStoreContext context,
             TopicPartition changelog,
             Path dir,
+            boolean ttl,
             ChangelogLookup lookup) {
         String uri = settings.snapshotLocation(storeName);
         if (uri == null) {
@@ -203,6 +210,7 @@ public final class StoreSnapshots implements AutoCloseable {
                 lookup,
                 lease,
                 settings,
+                ttl,
                 ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()));
         if (empty) {
             snapshots.restore(dir, changelog, state);
@@ -282,6 +290,7 @@ public final class StoreSnapshots implements AutoCloseable {
             SnapshotCalls.Restored restored = location.restoreNewest(SnapshotCalls.RestoreRequest.builder(storeId, dir)
                     .changelog(changelog, state.start, state.end)
                     .waiting(waitLeft, timeLeft)
+                    .ttl(ttl)
                     .build());
             if (restored == null) {
                 log.info(

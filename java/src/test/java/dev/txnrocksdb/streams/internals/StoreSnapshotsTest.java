@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.txnrocksdb.streams.TimeBasis;
 import dev.txnrocksdb.streams.TransactionStrategy;
 import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import dev.txnrocksdb.streams.fixtures.SegmentedStoreTestContext;
@@ -16,6 +17,7 @@ import dev.txnrocksdb.streams.internals.nativeapi.OpenOptions;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -114,7 +116,13 @@ class StoreSnapshotsTest {
         Files.createDirectories(host1);
         AtomicInteger lookups = new AtomicInteger();
         StoreSnapshots first = StoreSnapshots.open(
-                "counts", settings(Map.of()), context(), CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
+                "counts",
+                settings(Map.of()),
+                context(),
+                CHANGELOG,
+                host1,
+                false,
+                changelogAt(TOPIC_ID, 0, 1_000, lookups));
         assertNotNull(first);
         assertEquals(SegmentedStoreTestContext.APP_ID + "/counts/1-" + TOPIC_ID, first.storeId());
         try (NativeKeyValueStore store = open(host1, strategy)) {
@@ -133,7 +141,13 @@ class StoreSnapshotsTest {
         Path host2 = tmp.resolve("host2/counts");
         Files.createDirectories(host2);
         StoreSnapshots second = StoreSnapshots.open(
-                "counts", settings(Map.of()), context(), CHANGELOG, host2, changelogAt(TOPIC_ID, 0, 250, lookups));
+                "counts",
+                settings(Map.of()),
+                context(),
+                CHANGELOG,
+                host2,
+                false,
+                changelogAt(TOPIC_ID, 0, 250, lookups));
         assertNotNull(second);
         second.close();
         try (NativeKeyValueStore restored = open(host2, strategy)) {
@@ -144,6 +158,59 @@ class StoreSnapshotsTest {
         }
     }
 
+    /**
+     * A store whose time-to-live was turned off (or on) since its snapshots were taken is not
+     * restored from them: their rows are in the other layout, which the store would refuse at open.
+     * It starts empty for its changelog instead; a store opening as the snapshots' did restores them.
+     */
+    @Test
+    void aSnapshotOfAStoreWithATimeToLiveRestoresOnlyAStoreWithOne() throws Exception {
+        Path host1 = tmp.resolve("host1/counts");
+        Files.createDirectories(host1);
+        AtomicInteger lookups = new AtomicInteger();
+        OpenOptions withTtl = OpenOptions.builder()
+                .ttl(Duration.ofHours(1), TimeBasis.STREAM_TIME)
+                .build();
+        StoreSnapshots first = StoreSnapshots.open(
+                "counts",
+                settings(Map.of()),
+                context(),
+                CHANGELOG,
+                host1,
+                true,
+                changelogAt(TOPIC_ID, 0, 1_000, lookups));
+        try (NativeKeyValueStore store = NativeKeyValueStore.open("counts", host1, withTtl)) {
+            store.put(bytes("key-1"), bytes("value-1"), 1_000L);
+            store.commit(Map.of(CHANGELOG, 9L), null);
+            snapshot(first, store);
+            first.close();
+        }
+
+        Path plain = tmp.resolve("host2/counts");
+        StoreSnapshots without = StoreSnapshots.open(
+                "counts",
+                settings(Map.of()),
+                context(),
+                CHANGELOG,
+                plain,
+                false,
+                changelogAt(TOPIC_ID, 0, 10, lookups));
+        without.close();
+        assertTrue(isEmpty(plain), "no snapshot restored into a store without a time-to-live");
+        try (NativeKeyValueStore store = open(plain, TransactionStrategy.INDEXED_BATCH)) {
+            assertEquals(Map.of(), store.committedOffsets(), "its changelog restores it from the start");
+        }
+
+        Path again = tmp.resolve("host3/counts");
+        StoreSnapshots with = StoreSnapshots.open(
+                "counts", settings(Map.of()), context(), CHANGELOG, again, true, changelogAt(TOPIC_ID, 0, 10, lookups));
+        with.close();
+        try (NativeKeyValueStore store = NativeKeyValueStore.open("counts", again, withTtl)) {
+            assertEquals(Map.of(CHANGELOG, 9L), store.committedOffsets());
+            assertArrayEquals(bytes("value-1"), store.get(bytes("key-1"), true));
+        }
+    }
+
     @Test
     void theMetricsSayWhatWasWrittenAndRestored() throws Exception {
         Path host1 = tmp.resolve("host1/counts");
@@ -151,7 +218,13 @@ class StoreSnapshotsTest {
         AtomicInteger lookups = new AtomicInteger();
         SegmentedStoreTestContext context = context();
         StoreSnapshots first = StoreSnapshots.open(
-                "counts", settings(Map.of()), context, CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
+                "counts",
+                settings(Map.of()),
+                context,
+                CHANGELOG,
+                host1,
+                false,
+                changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
             StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
             metrics.addSnapshotMetrics(first);
@@ -174,7 +247,13 @@ class StoreSnapshotsTest {
         SegmentedStoreTestContext context2 =
                 new SegmentedStoreTestContext(tmp.resolve("task2").toFile());
         StoreSnapshots second = StoreSnapshots.open(
-                "counts", settings(Map.of()), context2, CHANGELOG, host2, changelogAt(TOPIC_ID, 0, 1_000, lookups));
+                "counts",
+                settings(Map.of()),
+                context2,
+                CHANGELOG,
+                host2,
+                false,
+                changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host2, TransactionStrategy.INDEXED_BATCH)) {
             StoreMetrics metrics = StoreMetrics.register(context2, "counts", store, false);
             metrics.addSnapshotMetrics(second);
@@ -201,7 +280,13 @@ class StoreSnapshotsTest {
         Files.createDirectories(host1);
         AtomicInteger lookups = new AtomicInteger();
         StoreSnapshots first = StoreSnapshots.open(
-                "counts", settings(Map.of()), context(), CHANGELOG, host1, changelogAt(TOPIC_ID, 0, 1_000, lookups));
+                "counts",
+                settings(Map.of()),
+                context(),
+                CHANGELOG,
+                host1,
+                false,
+                changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
             commit(store, 0, 10, 500);
             snapshot(first, store);
@@ -216,7 +301,7 @@ class StoreSnapshotsTest {
         for (Map.Entry<String, StoreSnapshots.ChangelogLookup> c : refused.entrySet()) {
             Path dir = tmp.resolve("refused-" + n++ + "/counts");
             StoreSnapshots snapshots =
-                    StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, c.getValue());
+                    StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, false, c.getValue());
             assertNotNull(snapshots, c.getKey());
             snapshots.close();
             try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
@@ -233,6 +318,7 @@ class StoreSnapshotsTest {
                         context(),
                         CHANGELOG,
                         dir,
+                        false,
                         changelogAt(TOPIC_ID, 501, 501, lookups))
                 .close();
         try (NativeKeyValueStore store = open(dir, TransactionStrategy.INDEXED_BATCH)) {
@@ -249,7 +335,8 @@ class StoreSnapshotsTest {
             assertFalse(withOffsets, "a store with local state needs no offsets");
             return new StoreSnapshots.ChangelogState(TOPIC_ID, -1, -1);
         };
-        StoreSnapshots snapshots = StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, lookup);
+        StoreSnapshots snapshots =
+                StoreSnapshots.open("counts", settings(Map.of()), context(), CHANGELOG, dir, false, lookup);
         assertNotNull(snapshots);
         snapshots.close();
         try (Stream<Path> entries = Files.list(dir)) {
@@ -262,7 +349,8 @@ class StoreSnapshotsTest {
         Path dir = tmp.resolve("host/counts");
         AtomicInteger lookups = new AtomicInteger();
         StoreSnapshots.ChangelogLookup lookup = changelogAt(TOPIC_ID, 0, 10, lookups);
-        assertNull(StoreSnapshots.open("counts", StoreSettings.from(Map.of()), context(), CHANGELOG, dir, lookup));
+        assertNull(
+                StoreSnapshots.open("counts", StoreSettings.from(Map.of()), context(), CHANGELOG, dir, false, lookup));
         assertNull(
                 StoreSnapshots.open(
                         "counts",
@@ -270,6 +358,7 @@ class StoreSnapshotsTest {
                         context(),
                         CHANGELOG,
                         dir,
+                        false,
                         lookup),
                 "the per-store form turns it off for one store");
         assertNotNull(StoreSnapshots.open(
@@ -278,12 +367,14 @@ class StoreSnapshotsTest {
                 context(),
                 CHANGELOG,
                 dir,
+                false,
                 lookup));
-        assertNull(StoreSnapshots.open("counts", settings(Map.of()), context(), null, dir, lookup), "no changelog");
+        assertNull(
+                StoreSnapshots.open("counts", settings(Map.of()), context(), null, dir, false, lookup), "no changelog");
         assertEquals(1, lookups.get(), "looked up only where snapshots are on");
         assertNull(
                 StoreSnapshots.open(
-                        "counts", settings(Map.of()), context(), CHANGELOG, dir, (partition, withOffsets) -> {
+                        "counts", settings(Map.of()), context(), CHANGELOG, dir, false, (partition, withOffsets) -> {
                             throw new org.apache.kafka.common.errors.TimeoutException("the cluster is down");
                         }),
                 "a cluster that cannot be reached turns snapshots off, it does not fail the store");
@@ -395,7 +486,13 @@ class StoreSnapshotsTest {
                 Path dir = tmp.resolve("silent/store-" + i);
                 long started = System.nanoTime();
                 opened.add(StoreSnapshots.open(
-                        "store-" + i, settings, context(), CHANGELOG, dir, changelogAt(TOPIC_ID, 0, 10, lookups)));
+                        "store-" + i,
+                        settings,
+                        context(),
+                        CHANGELOG,
+                        dir,
+                        false,
+                        changelogAt(TOPIC_ID, 0, 10, lookups)));
                 tookMs.add((System.nanoTime() - started) / 1_000_000);
                 assertNotNull(opened.get(i), "snapshots stay on: the next are taken once it answers");
                 assertTrue(isEmpty(dir), "opens empty: the changelog restores it");

@@ -21,7 +21,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class SnapshotCalls {
     /** The version byte every record starts with ({@code snapshot_calls::VERSION}). */
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
 
     private SnapshotCalls() {}
 
@@ -158,6 +158,7 @@ public final class SnapshotCalls {
         private final long end;
         private final long patienceMs;
         private final long timeoutMs;
+        private final boolean ttl;
 
         private RestoreRequest(Builder builder) {
             this.storeId = builder.storeId;
@@ -167,6 +168,7 @@ public final class SnapshotCalls {
             this.end = builder.end;
             this.patienceMs = builder.patienceMs;
             this.timeoutMs = builder.timeoutMs;
+            this.ttl = builder.ttl;
         }
 
         /**
@@ -189,6 +191,7 @@ public final class SnapshotCalls {
             private long end;
             private long patienceMs;
             private long timeoutMs;
+            private boolean ttl;
 
             private Builder(String storeId, Path dir) {
                 this.storeId = storeId;
@@ -217,6 +220,15 @@ public final class SnapshotCalls {
                 return this;
             }
 
+            /**
+             * Whether the store opens with a time-to-live (false unless set): a snapshot of a store
+             * whose rows are in the other layout is not usable.
+             */
+            public Builder ttl(boolean ttl) {
+                this.ttl = ttl;
+                return this;
+            }
+
             public RestoreRequest build() {
                 return new RestoreRequest(this);
             }
@@ -232,6 +244,7 @@ public final class SnapshotCalls {
                     .putLong(end)
                     .putLong(patienceMs)
                     .putLong(timeoutMs)
+                    .putFlag(ttl)
                     .bytes();
         }
     }
@@ -343,6 +356,11 @@ public final class SnapshotCalls {
 
         Encoder putInt(int value) {
             out.writeBytes(ByteBuffer.allocate(Integer.BYTES).putInt(value).array());
+            return this;
+        }
+
+        Encoder putFlag(boolean value) {
+            out.write(value ? 1 : 0);
             return this;
         }
 

@@ -66,6 +66,7 @@ class SnapshotCallsTest {
                         "app/0_1/counts", Paths.get("/state/app/0_1/rocksdb/counts"))
                 .changelog(CHANGELOG, 0, 1_000_000_000_000L)
                 .waiting(10_000, 150_000)
+                .ttl(true)
                 .build();
         assertEquals(
                 HexFormat.of().formatHex(golden.get("restore-request counts")),
@@ -108,7 +109,7 @@ class SnapshotCallsTest {
         IllegalStateException version =
                 assertThrows(IllegalStateException.class, () -> SnapshotCalls.Retained.decode(wrongVersion));
         assertEquals(
-                "snapshot retain answer: version 9, expected 1 (the Java classes and the native library differ)",
+                "snapshot retain answer: version 9, expected 2 (the Java classes and the native library differ)",
                 version.getMessage());
         IllegalStateException truncated = assertThrows(
                 IllegalStateException.class, () -> SnapshotCalls.Retained.decode(Arrays.copyOf(good, good.length - 1)));
