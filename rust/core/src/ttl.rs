@@ -15,10 +15,12 @@
 //!   every read (`get`, ranges, reverse, prefix) skips the others, with the transaction's time for
 //!   the stream thread's reads and the last commit's time for committed-only reads. An expired
 //!   key is invisible before it is removed.
-//! - **Removal.** [`TtlStore::expire`] walks the index from its start up to the expired times, at
-//!   most a given number of rows (bounded work per call), and stages the delete of every key whose
-//!   data row still has that write time; an index row whose key was written again or deleted
-//!   since is dropped on the way. It returns the keys it removed, which the caller sends to the
+//! - **Removal.** [`TtlStore::expire`] walks the index up to the expired times, at most a given
+//!   number of rows (bounded work per call), and stages the delete of every key whose data row
+//!   still has that write time; an index row whose key was written again or deleted since is
+//!   dropped on the way. It starts where the index has rows left, not at its start: the rows
+//!   earlier passes deleted stay in RocksDB as tombstones until a compaction drops them, and a walk
+//!   over them would cost more with every pass (a queue's classic cost in an LSM tree). It returns the keys it removed, which the caller sends to the
 //!   changelog as tombstones in the transaction that commits the deletes.
 //! - **Restore** writes each changelog record's data and index rows (with the record's timestamp
 //!   as its time, as above) and moves the store's time, so restored keys that expired while the
@@ -77,6 +79,11 @@ pub struct TtlStore {
     writes: Mutex<()>,
     /// The write time of the key last read or written (see [`LastKey`]).
     last_key: Mutex<LastKey>,
+    /// In the transaction's view, no index row sorts below this key: an expiry pass walks the
+    /// index from here. Raised by a pass past the rows it deleted; lowered by an index row written
+    /// below it (a late record); back to the index's start at open, after a rollback (which brings
+    /// back the rows a pass deleted) and after a restore.
+    index_from: Mutex<Vec<u8>>,
 }
 
 /// The write time of the key last read (in the transaction's view) or written: a put reads its
@@ -132,6 +139,7 @@ impl TtlStore {
             committed_time: AtomicI64::new(NO_TIME),
             writes: Mutex::new(()),
             last_key: Mutex::new(LastKey::default()),
+            index_from: Mutex::new(INDEX_START.to_vec()),
         };
         store.reload_time()?;
         Ok(store)
@@ -238,6 +246,10 @@ impl TtlStore {
                 index = index_key(write_time, key);
                 writes.push(Write::Put(&data_key, &row));
                 writes.push(Write::Put(&index, &[]));
+                let mut from = lock(&self.index_from);
+                if index < *from {
+                    from.clone_from(&index);
+                }
                 Some(write_time)
             }
             None => {
@@ -251,6 +263,13 @@ impl TtlStore {
         }
         lock(&self.last_key).set(key, written);
         Ok(())
+    }
+
+    /// Makes the next expiry pass walk the index from its start (see `index_from`).
+    fn walk_index_from_start(&self) {
+        let mut from = lock(&self.index_from);
+        from.clear();
+        from.extend_from_slice(INDEX_START);
     }
 
     /// Forgets the last key's write time (after writes that did not go through [`Self::put_locked`]).
@@ -326,15 +345,22 @@ impl TtlStore {
         if cutoff == i64::MIN || max_rows == 0 {
             return Ok(Expired::default());
         }
+        let end = index_end(cutoff);
         let mut rows = self.kv.range(Range {
-            from: Some(INDEX_START.to_vec()),
-            to: Some(index_end(cutoff)),
+            from: Some(lock(&self.index_from).clone()),
+            to: Some(end.clone()),
             ..Range::default()
         })?;
         let mut index = Vec::new();
         rows.next_chunk(max_rows + 1, usize::MAX, |row_key, _| index.push(row_key.to_vec()))?;
         let more = index.len() > max_rows;
         index.truncate(max_rows);
+        // once the pass's deletes are staged, no index row sorts below this key: just past the last
+        // row deleted, or the end of the expired times when none is left
+        let emptied_to = match index.last() {
+            Some(last) if more => [last.as_slice(), &[0]].concat(),
+            _ => end,
+        };
         let mut expired = Expired { keys: Vec::new(), bytes: 0, more };
         let mut deletes = Vec::with_capacity(index.len() * 2);
         for row in &index {
@@ -350,6 +376,10 @@ impl TtlStore {
             }
         }
         self.kv.write_all(index.iter().chain(&deletes).map(|key| Write::Delete(key)))?;
+        let mut from = lock(&self.index_from);
+        if emptied_to > *from {
+            *from = emptied_to;
+        }
         Ok(expired)
     }
 
@@ -370,6 +400,7 @@ impl TtlStore {
     pub fn rollback(&self) -> Result<()> {
         let _writes = lock(&self.writes);
         self.forget_last_key();
+        self.walk_index_from_start();
         self.kv.rollback()?;
         match self.kv.options().transactional {
             true => self.reload_time(),
@@ -409,6 +440,7 @@ impl TtlStore {
             rows.push((TIME_KEY.to_vec(), Some(time_value(latest).to_vec())));
         }
         self.kv.restore(rows.iter().map(|(key, value)| (key.as_slice(), value.as_deref())))?;
+        self.walk_index_from_start();
         self.committed_time.fetch_max(latest, Ordering::AcqRel);
         self.staged_time.fetch_max(latest, Ordering::AcqRel);
         Ok(())
