@@ -114,8 +114,8 @@ def section(data, plt, out_dir, part_intro):
                    f"records, the steady figures over the last {_count(ss['records'] - ss['fillRecords'])}):\n")
         out.append(f"| column | steady records/s | / `{WORKAROUND}` | whole run records/s | commit latency p99 / max "
                    "(ms) | punctuate latency p99 / max (ms) | keys a read sees at the end | live ids (model) | state "
-                   "dir after a clean stop (MiB) | changelog records |")
-        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+                   "dir at the steady state's start -> end, running (MiB) | after a clean stop (MiB) | changelog records |")
+        out.append("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
         ref = steady_rate(st, WORKAROUND)
         for c in _columns(st):
             rate = steady_rate(st, c)
@@ -127,7 +127,8 @@ def section(data, plt, out_dir, part_intro):
             out.append(f"| `{c}` | {base.fmt(rate) if rate else '-'} | {rt} | {_cell(st, c, 'recordsPerSecond')} | "
                        f"{_cell(st, c, lat, 'p99')} / {_cell(st, c, lat, 'max')} | "
                        f"{_cell(st, c, pun, 'p99')} / {_cell(st, c, pun, 'max')} | {_cell(st, c, 'keysVisible', fmt=_count)} | "
-                       f"{_cell(st, c, 'liveIds', fmt=_count)} | {_cell(st, c, 'stateDirMiB')} | "
+                       f"{_cell(st, c, 'liveIds', fmt=_count)} | {_cell(st, c, 'stateDirMiBAtMark')} -> "
+                       f"{_cell(st, c, 'stateDirMiBAtEnd')} | {_cell(st, c, 'stateDirMiB')} | "
                        f"{_cell(st, c, 'changelogRecords', fmt=_count)} |")
         out.append("")
         if "workaround" in r:

@@ -4,11 +4,13 @@ import static dev.txnrocksdb.it.BrokerFixture.say;
 
 import dev.txnrocksdb.examples.wordcount.KafkaBroker;
 import dev.txnrocksdb.it.TtlDedupApp.Expiry;
+import dev.txnrocksdb.streams.TxnRocksDBConfig;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -58,7 +60,7 @@ import org.apache.kafka.common.utils.Utils;
  * {@code e2e.ttl.measure} [0.2], {@code e2e.ttl.columns} [txn-ttl,txn-punctuator,kafka-txn-punctuator],
  * {@code e2e.ttl.cost.ids} [3000000], {@code e2e.ttl.cost.runs} [2], {@code e2e.ttl.cost.columns}
  * [txn,txn-ttl], {@code e2e.ttl.mass.ids} [1000000], {@code e2e.ttl.mass.background} [2000000],
- * {@code e2e.ttl.mass.columns} [txn-ttl,txn].
+ * {@code e2e.ttl.mass.columns} [txn-ttl,txn], {@code e2e.ttl.expiryKeysPerCommit} [the setting's default].
  */
 final class TtlBench {
     /** A column: how the app's store forgets ids, and whose store it is. */
@@ -104,6 +106,11 @@ final class TtlBench {
     private static final int PARTITIONS = 2;
     private static final Duration STEADY_TTL = Duration.ofMinutes(100);
     private static final Duration MASS_TTL = Duration.ofMinutes(10);
+    /**
+     * {@code e2e.ttl.expiryKeysPerCommit}: our stores' {@code txn.rocksdb.ttl.expiry.keys.per.commit} in
+     * this run (default: the setting's default), recorded in the part's settings.
+     */
+    private static final String EXPIRY_KEYS_PER_COMMIT = System.getProperty("e2e.ttl.expiryKeysPerCommit");
     /** The start of a run left out of its latency figures. */
     private static final Duration WARM_UP = Duration.ofSeconds(5);
     /** How far behind its first sighting an id is seen again, as a share of the time-to-live. */
@@ -139,6 +146,7 @@ final class TtlBench {
                         + "metrics.sample.window.ms=1000 and metrics.num.samples=2 (each sample: the worst of the "
                         + "last one to two seconds); p50/p99/max over the samples from 5 s after the first record "
                         + "processed (the first commits set up the transactions)");
+        if (EXPIRY_KEYS_PER_COMMIT != null) settings.put("expiryKeysPerCommit", EXPIRY_KEYS_PER_COMMIT);
         out.put("settings", settings);
         List<String> scenarios = E2EBench.list("e2e.ttl.scenarios", "steady,cost,mass");
         for (String s : scenarios) {
@@ -264,13 +272,9 @@ final class TtlBench {
         kafka.createTopics(PARTITIONS, output);
         Path stateDir = Files.createDirectories(kafka.tmp.resolve(appId + "-state"));
         AppProcess app = null;
-        try (Progress progress = new Progress(appId, topic, steadyFrom, splitAt)) {
+        try (Progress progress = new Progress(appId, topic, steadyFrom, splitAt, stateDir)) {
             long launch = System.nanoTime();
-            app = AppProcess.start(
-                    List.of("-Xmx512m"),
-                    appId,
-                    kafka,
-                    TtlDedupApp.class,
+            List<String> args = new ArrayList<>(List.of(
                     kafka.bootstrap(),
                     stateDir.toString(),
                     appId,
@@ -279,7 +283,10 @@ final class TtlBench {
                     "ttl-app.ttlMs=" + ttl.toMillis(),
                     "ttl-app.input=" + topic,
                     "ttl-app.output=" + output,
-                    "ttl-app.sample=true");
+                    "ttl-app.sample=true"));
+            if (EXPIRY_KEYS_PER_COMMIT != null)
+                args.add(TxnRocksDBConfig.TTL_EXPIRY_KEYS_PER_COMMIT_CONFIG + "=" + EXPIRY_KEYS_PER_COMMIT);
+            app = AppProcess.start(List.of("-Xmx512m"), appId, kafka, TtlDedupApp.class, args.toArray(String[]::new));
             app.awaitLine(l -> l.equals("FIRST-PROCESSED"), Duration.ofSeconds(120));
             long first = app.arrivalOf(0, l -> l.equals("FIRST-PROCESSED"));
             progress.awaitEnd(input.records(), Duration.ofSeconds(600 + input.records() / 2_000));
@@ -291,6 +298,16 @@ final class TtlBench {
             r.put("recordsPerSecond", input.records() / ((end - first) / 1e9));
             r.put("launchToFirstProcessedMs", (first - launch) / 1e6);
             List<double[]> samples = samples(app);
+            // the series itself, for plots: seconds since the first record, commit and punctuate max (null: none)
+            List<List<Object>> series = new ArrayList<>();
+            for (double[] x : samples) {
+                if (x[0] < first || x[0] > end) continue;
+                series.add(Arrays.asList(
+                        Math.round((x[0] - first) / 1e8) / 10.0,
+                        Double.isNaN(x[1]) ? null : x[1],
+                        Double.isNaN(x[2]) ? null : x[2]));
+            }
+            r.put("latencySeries", series);
             // the first seconds' commits set up the producer's transactions: not the steady cost
             long warm = first + WARM_UP.toNanos();
             r.put("commitLatencyMs", latency(samples, 0, warm, end));
@@ -303,9 +320,17 @@ final class TtlBench {
                 r.put("steadyCommitLatencyMs", latency(samples, 0, progress.crossed, end));
                 r.put("steadyPunctuateLatencyMs", latency(samples, 1, progress.crossed, end));
             }
+            if (progress.crossed > 0) r.put("markSeconds", Math.round((progress.crossed - first) / 1e8) / 10.0);
             if (splitAt >= 0 && progress.crossed > 0) {
                 r.put("commitLatencyBeforeMs", latency(samples, 0, warm, progress.crossed));
                 r.put("commitLatencyAfterMs", latency(samples, 0, progress.crossed, end));
+            }
+            if (progress.bytesAtMark >= 0) {
+                // the store's size on disk as the steady state starts and as it ends, the app running
+                // both times (write-ahead log and memtables' flushes as they are): a store that gives
+                // space back stays at about the same size for the same live set
+                r.put("stateDirMiBAtMark", progress.bytesAtMark / 1048576.0);
+                r.put("stateDirMiBAtEnd", runningBytes(stateDir) / 1048576.0);
             }
             r.put(
                     "keysVisible",
@@ -345,6 +370,23 @@ final class TtlBench {
             KafkaBroker.deleteRecursively(stateDir);
             E2EBench.deleteTopics(kafka, output, changelog);
         }
+    }
+
+    /** The bytes of the files under a running app's state directory (files RocksDB deletes meanwhile are skipped). */
+    private static long runningBytes(Path dir) {
+        long[] bytes = {0};
+        try (var files = Files.walk(dir)) {
+            files.forEach(p -> {
+                try {
+                    if (Files.isRegularFile(p)) bytes[0] += Files.size(p);
+                } catch (java.io.IOException gone) {
+                    // deleted by a compaction since the walk listed it
+                }
+            });
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return -1;
+        }
+        return bytes[0];
     }
 
     /** The SAMPLE lines of an app: arrival (nanoTime), commit-latency-max, punctuate-latency-max (NaN: none). */
@@ -400,20 +442,27 @@ final class TtlBench {
         private final String topic;
         private final long mark;
         private final Admin admin;
+        private final Path stateDir;
         volatile long crossed = -1;
+        /** The state directory's bytes when the mark was crossed (the app running), or -1. */
+        volatile long bytesAtMark = -1;
 
-        Progress(String group, String topic, long steadyFrom, long splitAt) {
+        Progress(String group, String topic, long steadyFrom, long splitAt, Path stateDir) {
             this.group = group;
             this.topic = topic;
             this.mark = Math.max(steadyFrom, splitAt);
             this.admin = kafka.admin();
+            this.stateDir = stateDir;
         }
 
         void awaitEnd(long records, Duration timeout) throws Exception {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 long committed = committed();
-                if (mark >= 0 && crossed < 0 && committed >= mark) crossed = System.nanoTime();
+                if (mark >= 0 && crossed < 0 && committed >= mark) {
+                    crossed = System.nanoTime();
+                    bytesAtMark = runningBytes(stateDir);
+                }
                 if (committed >= records) return;
                 if (System.nanoTime() > deadline)
                     throw new IllegalStateException(group + ": committed " + committed + " of " + records + " in "
