@@ -12,6 +12,7 @@ workaround at a steady state of live ids), `cost` (a time-to-live with nothing e
 import report_common as base
 
 PLOT = "e2e-ttl.png"
+MASS_PLOT = "e2e-ttl-mass.png"
 WORKAROUND = "kafka-txn-punctuator"
 OURS = "txn-ttl"
 COLORS = {"txn-ttl": "#1f77b4", "txn-punctuator": "#ff7f0e", "kafka-txn-punctuator": "#555555", "txn": "#17becf",
@@ -106,6 +107,7 @@ def section(data, plt, out_dir, part_intro):
     out.append("")
     if plt is not None and out_dir is not None and plot(plt, data, f"{out_dir}/{PLOT}"):
         out.append(f"![time-to-live against the workaround]({PLOT})\n")
+    mass_plotted = plt is not None and out_dir is not None and plot_mass(plt, data, f"{out_dir}/{MASS_PLOT}")
     r = ratios(data)
     if "steady" in t:
         st = t["steady"]
@@ -153,7 +155,11 @@ def section(data, plt, out_dir, part_intro):
     if "mass" in t:
         ma = t["mass"]
         ms = ma["settings"]
-        out.append(f"**Mass expiry** ({ms['workload']}; {_count(ms['records'])} records):\n")
+        limit = s.get("expiryKeysPerCommit", "10,000 (the default)")
+        out.append(f"**Mass expiry** ({ms['workload']}; {_count(ms['records'])} records; our stores remove at most "
+                   f"{limit} expired keys per commit):\n")
+        if mass_plotted:
+            out.append(f"![commit latency through a mass expiry]({MASS_PLOT})\n")
         out.append("| column | records/s | commit latency p99 before (ms) | p99 after | max after | keys expired | keys "
                    "a read sees at the end | live ids (model) |")
         out.append("|---|--:|--:|--:|--:|--:|--:|--:|")
@@ -208,7 +214,7 @@ def plot(plt, data, path):
     for y, v in zip(ys, stall):
         a2.text(v + max(stall + [1]) * 0.02, y, f"{base.fmt(v)} ms", va="center", fontsize=8)
     a2.set_xlim(0, max(stall + [1]) * 1.35)
-    a2.set_xlabel("longest stall of the stream thread: max of commit and punctuate latency (ms, lower is better)",
+    a2.set_xlabel("longest stall: max of commit and punctuate latency (ms, lower is better)",
                   fontsize=8)
     for ax in (a1, a2):
         ax.set_yticks(ys)
@@ -217,6 +223,32 @@ def plot(plt, data, path):
         ax.grid(axis="x", linestyle=":", linewidth=0.5)
     fig.suptitle(f"deduplication at {st['settings']['liveIds']:,} live ids: time-to-live vs the punctuator workaround"
                  + (" (SMOKE RUN: meaningless)" if data["smoke"] else ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def plot_mass(plt, data, path):
+    """The stream thread's commit latency over each mass run, the mark (the expiry's record committed) as a line."""
+    ma = data["ttl"].get("mass")
+    runs = [(r["column"], run) for r in (ma or {}).get("results", []) for run in r["runs"][:1] if run.get("latencySeries")]
+    if not runs:
+        return False
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    for column, run in runs:
+        pts = [(t, c) for t, c, _ in run["latencySeries"] if c is not None]
+        ax.plot([t for t, _ in pts], [c for _, c in pts], marker=".", linewidth=1, label=column,
+                color=COLORS.get(column, "#999999"))
+        if run.get("markSeconds") is not None:
+            ax.axvline(run["markSeconds"], color=COLORS.get(column, "#999999"), linestyle=":", linewidth=1)
+    ax.set_xlabel("seconds since the first record processed (dotted: the group's committed offsets pass the "
+                  "record at which the mass expires)", fontsize=8)
+    ax.set_ylabel("commit-latency-max (ms)", fontsize=8)
+    ax.set_title(f"mass expiry: {ma['settings']['massIds']:,} ids expiring at once"
+                 + (" (SMOKE RUN: meaningless)" if data["smoke"] else ""), fontsize=10)
+    ax.grid(linestyle=":", linewidth=0.5)
+    ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
