@@ -216,19 +216,12 @@ public final class TtlModelApp {
         return topology;
     }
 
+    /** {@link TtlDedupApp#config}'s exactly-once settings, no record cache, one stream thread, static membership. */
     static Properties config(String bootstrap, String stateDir, String appId) {
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
+        Properties p = TtlDedupApp.config(bootstrap, stateDir, appId);
         p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
-        // a killed instance's partitions move to the next one after 10 s, not the default 45 s; with
-        // static membership the restarted instance takes the killed one's place at once
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 10_000);
+        // with static membership the restarted instance takes the killed one's place at once
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), appId + "-instance-1");
         return p;
     }

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.txnrocksdb.examples.wordcount.KafkaBroker;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,9 +20,7 @@ import java.util.NavigableMap;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -363,7 +359,7 @@ class TtlModelTest {
         int wipeCycle = 1 + rnd.nextInt(KILLS);
         int chunk = (main.size() + KILLS) / (KILLS + 1);
         produce(opsTopic, main.subList(0, Math.min(chunk, main.size())));
-        Child app = Child.start(appId + "#0", appId, stateDir);
+        AppProcess app = startApp(appId + "#0", appId, stateDir);
         List<String> log = new ArrayList<>();
         for (int cycle = 1; cycle <= KILLS; cycle++) {
             app.awaitLine(0, l -> l.equals("RUNNING"), Duration.ofSeconds(120));
@@ -383,7 +379,7 @@ class TtlModelTest {
             produce(
                     opsTopic,
                     main.subList(Math.min(cycle * chunk, main.size()), Math.min((cycle + 1) * chunk, main.size())));
-            app = Child.start(appId + "#" + cycle, appId, stateDir);
+            app = startApp(appId + "#" + cycle, appId, stateDir);
         }
         app.awaitLine(0, l -> l.equals("RUNNING"), Duration.ofSeconds(120));
         kafka.awaitGroupCaughtUp(appId, opsTopic, PARTITIONS, Duration.ofMinutes(3));
@@ -516,85 +512,9 @@ class TtlModelTest {
         return out;
     }
 
-    /**
-     * {@link TtlModelApp} in a child JVM (stderr to {@code <tmp>/<name>.log}); its stdout lines are
-     * collected, and echoed when {@code -Dit.verbose=true}.
-     */
-    static final class Child {
-        final String name;
-        final Process process;
-        private final List<String> lines = new ArrayList<>();
-
-        private Child(String name, Process process) {
-            this.name = name;
-            this.process = process;
-        }
-
-        static Child start(String name, String appId, Path stateDir) throws Exception {
-            Process p = KafkaBroker.java(
-                            List.of("-Xmx512m"),
-                            TtlModelApp.class.getName(),
-                            kafka.bootstrap(),
-                            stateDir.toString(),
-                            appId)
-                    .redirectError(
-                            kafka.tmp.resolve(name.replace('#', '-') + ".log").toFile())
-                    .start();
-            Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
-            Child c = new Child(name, p);
-            boolean verbose = Boolean.getBoolean("it.verbose");
-            Thread pump = new Thread(
-                    () -> {
-                        try (BufferedReader r =
-                                new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                            String l;
-                            while ((l = r.readLine()) != null) {
-                                if (verbose) say("  [" + name + "] " + l);
-                                synchronized (c) {
-                                    c.lines.add(l);
-                                    c.notifyAll();
-                                }
-                            }
-                        } catch (Exception ignored) {
-                            // the process died
-                        }
-                    },
-                    name + "-stdout");
-            pump.setDaemon(true);
-            pump.start();
-            return c;
-        }
-
-        synchronized long lastProcessed() {
-            for (int i = lines.size() - 1; i >= 0; i--) {
-                if (lines.get(i).startsWith("PROCESSED "))
-                    return Long.parseLong(lines.get(i).substring(10));
-            }
-            return 0;
-        }
-
-        /** The first line at index {@code from} or later that matches. */
-        synchronized String awaitLine(int from, Predicate<String> p, Duration timeout) throws Exception {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                for (; from < lines.size(); from++) {
-                    if (p.test(lines.get(from))) return lines.get(from);
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !process.isAlive() && from == lines.size()) {
-                    kafka.showLogs(name.replace('#', '-'));
-                    throw new IllegalStateException(name + ": expected line not seen (alive=" + process.isAlive()
-                            + "), last lines: " + lines.subList(Math.max(0, lines.size() - 10), lines.size()));
-                }
-                wait(Math.max(1, Math.min(200, left / 1_000_000)));
-            }
-        }
-
-        /** SIGKILL, and asserts the JVM died of it. */
-        void kill() throws Exception {
-            process.destroyForcibly();
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), name + " did not die");
-            assertEquals(AppProcess.SIGKILL_EXIT, process.exitValue(), name + " exit code (128 + SIGKILL)");
-        }
+    /** {@link TtlModelApp} in a child JVM (stderr to {@code <tmp>/<name>.log}). */
+    private static AppProcess startApp(String name, String appId, Path stateDir) throws Exception {
+        return AppProcess.start(
+                List.of("-Xmx512m"), name, kafka, TtlModelApp.class, kafka.bootstrap(), stateDir.toString(), appId);
     }
 }
