@@ -8,6 +8,9 @@ cd "$(dirname "$0")"
 scripts/install-deps.sh
 # Azurite, Microsoft's Azure Storage emulator (npm), for the tests of snapshots in Azure Blob Storage.
 scripts/install-azurite.sh
+# The release checks' tools, pinned, cached beside cargo's target directory: cargo-deny (3.5 minutes
+# cold) and actionlint (30 s cold).
+PATH="$(scripts/install-tools.sh):$PATH"
 # Both formatters, before anything is built (seconds): rustfmt (rustfmt.toml) over the Rust
 # workspace and the fuzz crate, palantir-java-format (the root pom's spotless) over every Java
 # source. To format: cargo fmt --all; cargo fmt --manifest-path rust/format/fuzz/Cargo.toml;
@@ -15,6 +18,14 @@ scripts/install-azurite.sh
 cargo fmt --all --check
 cargo fmt --manifest-path rust/format/fuzz/Cargo.toml --check
 mvn -B -q --no-transfer-progress -N spotless:check
+# The version in one place (the root POM's revision): every place derived from it agrees.
+scripts/version.sh --check
+# The licences of every crate the native library links, on all five platforms, against deny.toml's
+# allow list (cargo-deny; every platform's crates fetched first), and the generator of the
+# third-party notices and the native bill of materials (scripts/third-party-notices.sh) tested.
+cargo fetch --locked
+cargo deny --frozen check licenses
+python3 scripts/test_third_party_notices.py
 # Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
 cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
@@ -29,9 +40,12 @@ bench/large_commit.sh --smoke
 scripts/fuzz.sh --seconds 20
 # docs/architecture.md names every Rust module and every Java package and class, in its layer (grep).
 scripts/check-architecture.sh
-# The release jar's assembly and checks (each library against its library.properties checksum, file(1)),
-# for this machine's library only; `scripts/release.sh` builds the jar with all five platforms' libraries.
-scripts/release.sh --platforms=host
+# The release, for this machine's library only (`scripts/release.sh` builds the jar with all five
+# platforms' libraries): the jar's assembly and checks (each library against its library.properties
+# checksum, file(1), its exports), then the bundle Maven Central takes, signed with a throwaway key,
+# checked against Central's rules (scripts/check-bundle.py, which also refuses damaged copies), and
+# unpacked into dist/repository/ for ReleaseConsumersTest (tests module, below).
+scripts/check-release.sh
 # The linux-aarch64 path in smoke mode, so that it cannot rot: the cross toolchain (Debian's packages),
 # qemu through binfmt_misc, and the format crate's tests built for aarch64 and run under qemu (a few
 # minutes cold). The full emulated run cross-builds RocksDB (as long as the native build):

@@ -26,6 +26,7 @@ fi
 lib=$(java -jar "$loader" agentpath)
 
 stores=()
+# shellcheck disable=SC2054 # one argument, with commas
 [[ " $* " == *" store="* ]] || stores=(-p store=txn,kafka-txn)
 raw=$(mktemp -d "${TMPDIR:-/tmp}/txn-rocksdb-profile.XXXXXX")
 java -jar "$jar" "$include" "${stores[@]}" "$@" -f 1 -wi 2 -i 5 -w 1s -r 1s \

@@ -2,8 +2,8 @@
 # Installs the system packages the build needs when they are missing (Debian/Ubuntu; as root, or
 # through sudo): libclang and clang for bindgen (rust-librocksdb-sys generates RocksDB's C
 # bindings with it), a C++ compiler and make for RocksDB's C++, a JDK 17 and Maven for the Java
-# library and the demo, Gradle (Debian's 4.4) for the Gradle builds the tests run, and file(1), with
-# which scripts/release.sh checks each library's architecture. Rust itself
+# library and the demo, Gradle (Debian's 4.4) for the Gradle builds the tests run, file(1), with
+# which scripts/release.sh checks each library's architecture, and what the release checks use. Rust itself
 # comes from rustup: this script only checks that cargo is there and recent enough.
 #
 # --node: Node.js and npm too (scripts/install-azurite.sh installs the Azure emulator with them).
@@ -22,6 +22,12 @@ command -v javac >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v gradle >/dev/null 2>&1 || need+=(gradle)
 command -v file >/dev/null 2>&1 || need+=(file)
+# The release bundle (scripts/release.sh --bundle, scripts/check-release.sh): signatures, zip; and
+# and, for actionlint to check every run: block of the workflows, ShellCheck.
+command -v gpg >/dev/null 2>&1 || need+=(gnupg)
+command -v zip >/dev/null 2>&1 || need+=(zip)
+command -v unzip >/dev/null 2>&1 || need+=(unzip)
+command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     sudo=()

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # (sourced: its variables are its users')
 # Sourced by the build scripts: platform names (the jar's native/<platform>/ folders, the same as
 # NativeLibrary.platform in Java), library file names, and the environment of the cross builds
 # from linux-x86_64 (scripts/build-native.sh --platform=...; their toolchains:
@@ -120,6 +121,7 @@ check_cross_darwin_toolchain() {
 }
 
 # What cargo builds the standard library from, for the targets Debian has no std package of.
+# shellcheck disable=SC2054 # one argument, with commas
 cross_build_std=(-Z build-std=std,panic_unwind)
 
 # Exit 1 naming what to install when the Windows cross toolchain is incomplete.

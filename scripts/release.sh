@@ -8,7 +8,7 @@
 # the libraries it links (only the system's: libSystem, libc++, libiconv and the CoreFoundation
 # and Security frameworks on macOS; no MinGW runtime DLL on Windows).
 #
-#   scripts/release.sh [--platforms=P,P,...] [--from=DIR]
+#   scripts/release.sh [--platforms=P,P,...] [--from=DIR] [--bundle]
 #
 # --platforms: default all, the five platforms the loader knows, which a linux-x86_64 Debian machine
 #   builds (linux-aarch64, windows-x86_64, darwin-aarch64 and darwin-x86_64 cross-built:
@@ -18,22 +18,47 @@
 #   into a classes directory) instead of building them: how .github/workflows/release.yml assembles
 #   the jar from the libraries its runners built on each OS. Without it, every platform asked for is
 #   built here, which works for this machine's platform and the cross builds build-native.sh knows.
+# --bundle: builds the release version (the POM's revision without -SNAPSHOT, each jar entry at the
+#   last commit's time) and the upload Maven Central's publisher portal takes: the jar, its sources
+#   and javadoc jars, the flattened POM, the bills of materials (Java, native) and the third-party
+#   notices, each with an ASCII-armored signature and .md5/.sha1/.sha256/.sha512 checksums, in
+#   Central's repository layout, zipped to dist/txn-rocksdb-streams-<version>-bundle.zip. Signs with
+#   the key in $TXN_RELEASE_GPG_KEY (an ASCII-armored secret key) and $TXN_RELEASE_GPG_PASSPHRASE,
+#   imported into a temporary GnuPG home that is removed after (RELEASING.md); neither is ever
+#   printed or passed on a command line. scripts/check-release.sh is its test.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 # shellcheck source=scripts/platform.sh
 source "$root/scripts/platform.sh"
 platforms="$(IFS=,; echo "${all_platforms[*]}")"
 from=""
+bundle=false
 for arg in "$@"; do
   case "$arg" in
     --platforms=all) platforms="$(IFS=,; echo "${all_platforms[*]}")" ;;
     --platforms=host) platforms="$(host_platform)" ;;
     --platforms=*) platforms="${arg#*=}" ;;
     --from=*) from="$(cd "${arg#*=}" && pwd)" ;;
+    --bundle) bundle=true ;;
     *) echo "release.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
 command -v file >/dev/null 2>&1 || { echo "release.sh: needs file(1) (apt-get install file)" >&2; exit 1; }
+version="$("$root/scripts/version.sh")"
+maven_version=()
+if [[ $bundle == true ]]; then
+  [[ -n ${TXN_RELEASE_GPG_KEY:-} ]] || {
+    echo "release.sh: --bundle signs with the ASCII-armored secret key in TXN_RELEASE_GPG_KEY (and its passphrase in TXN_RELEASE_GPG_PASSPHRASE); see RELEASING.md" >&2
+    exit 1
+  }
+  command -v gpg >/dev/null 2>&1 || { echo "release.sh: --bundle needs gpg (apt-get install gnupg)" >&2; exit 1; }
+  version="$("$root/scripts/version.sh" --release)"
+  maven_version=(-Drevision="$version")
+  # Every jar entry at the commit's time: two builds of one commit give the same bytes.
+  if commit_time="$(git -C "$root" log -1 --format=%cI 2>/dev/null)" && [[ -n $commit_time ]]; then
+    maven_version+=(-Dproject.build.outputTimestamp="$commit_time")
+  fi
+fi
 IFS=, read -r -a wanted <<<"$platforms"
 target="${CARGO_TARGET_DIR:-$root/target}"
 staging="$target/release-jar"
@@ -55,6 +80,10 @@ for platform in "${wanted[@]}"; do
   fi
 done
 
+# The licences of what the libraries link and their bill of materials (Maven's own execution of
+# this is skipped with the native build below).
+"$root/scripts/third-party-notices.sh" "$staging/META-INF"
+
 # The jar, with every staged library and none built by Maven itself (exec.skip: the staging
 # directory already holds this machine's library, if it was asked for). The libraries an earlier
 # run left in target/classes go first: Maven copies a resource only when it is newer than the copy
@@ -62,8 +91,7 @@ done
 # jar kept the older library beside the newer library.properties (the checksum check below caught it).
 rm -rf "$root/java/target/classes/native"
 (cd "$root" && mvn -B -q --no-transfer-progress -Dstyle.color=never -pl java -am package -DskipTests -Dexec.skip=true \
-  -Dnative.platforms.dir="$staging")
-version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' "$root/java/pom.xml" | head -n1)"
+  -Dnative.platforms.dir="$staging" "${maven_version[@]}")
 jar="$root/java/target/txn-rocksdb-streams-$version.jar"
 
 # Check what the jar holds: each library's bytes against its library.properties, its architecture,
@@ -105,9 +133,10 @@ foreign_libraries() {
     darwin-*) llvm-objdump --macho --dylibs-used "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//; s/ \(compatibility.*//' \
       | grep -vxF "$(llvm-objdump --macho --dylib-id "$2" | tail -n +2 | sed -E 's/^[[:space:]]+//')" \
       | grep -vE '^(/usr/lib/(libSystem\.B|libc\+\+(abi)?(\.1)?|libiconv\.2|libcharset\.1)\.dylib|/System/Library/Frameworks/(CoreFoundation|Security)\.framework/Versions/A/(CoreFoundation|Security))$' || true ;;
-    # MinGW's runtime DLLs (libstdc++-6, libgcc_s_seh-1, libwinpthread-1) are not on a Windows
-    # machine; Windows' own DLLs never start with "lib".
-    windows-*) llvm-objdump -p "$2" | sed -nE 's/^[[:space:]]*DLL Name: //p' | grep -iE '^lib' || true ;;
+    # MinGW's runtime DLLs (libstdc++-6, libgcc_s_seh-1, libwinpthread-1) and the Visual C++
+    # runtime (vcruntime140, msvcp140: the redistributable, not part of Windows) are not on every
+    # Windows machine; Windows' own DLLs never start with "lib".
+    windows-*) llvm-objdump -p "$2" | sed -nE 's/^[[:space:]]*DLL Name: //p' | grep -iE '^(lib|vcruntime|msvcp)' || true ;;
   esac
 }
 table="| platform | file | bytes | SHA-256 | version | commit | rustc | file(1) |
@@ -133,8 +162,8 @@ for platform in "${wanted[@]}"; do
     echo "release.sh: checking native/$platform/$file needs llvm-objdump and llvm-nm (apt-get install llvm)" >&2
     exit 1
   fi
-  missing="$(comm -23 "$natives" <(exports_of "$platform" "$lib"))"
-  [[ -z $missing ]] || { echo "release.sh: native/$platform/$file does not export $(wc -l <<<"$missing") of the jar's native methods: $(tr '\n' ' ' <<<"$missing")" >&2; exit 1; }
+  unexported="$(comm -23 "$natives" <(exports_of "$platform" "$lib"))"
+  [[ -z $unexported ]] || { echo "release.sh: native/$platform/$file does not export $(wc -l <<<"$unexported") of the jar's native methods: $(tr '\n' ' ' <<<"$unexported")" >&2; exit 1; }
   foreign="$(foreign_libraries "$platform" "$lib")"
   [[ -z $foreign ]] || { echo "release.sh: native/$platform/$file links libraries that are not the system's: $(tr '\n' ' ' <<<"$foreign")" >&2; exit 1; }
   table+="
@@ -147,3 +176,55 @@ cp "$root/java/target/txn-rocksdb-streams-$version"*.jar "$root/dist/"
 printf '%s\n' "$table" >"$root/dist/platforms.txt"
 echo "release.sh: dist/txn-rocksdb-streams-$version.jar carries:"
 printf '%s\n' "$table"
+
+[[ $bundle == true ]] || exit 0
+
+# The bundle: Central's repository layout, every file signed and checksummed.
+artifact=txn-rocksdb-streams
+base="$artifact-$version"
+bundle_dir="$target/release-bundle"
+layout="$bundle_dir/dev/txnrocksdb/$artifact/$version"
+rm -rf "$bundle_dir"
+mkdir -p "$layout"
+cp "$root/java/target/$base.jar" "$root/java/target/$base-sources.jar" "$root/java/target/$base-javadoc.jar" "$layout/"
+cp "$root/java/.flattened-pom.xml" "$layout/$base.pom"
+cp "$root/java/target/bom.json" "$layout/$base-cyclonedx.json"
+# What the native libraries link, from the jar itself (so it is what was built and shipped).
+(cd "$check" && jar xf "$jar" META-INF/THIRD-PARTY-NOTICES.txt META-INF/txn-rocksdb-native.cdx.json)
+[[ -f $check/META-INF/THIRD-PARTY-NOTICES.txt && -f $check/META-INF/txn-rocksdb-native.cdx.json ]] || {
+  echo "release.sh: the jar lacks META-INF/THIRD-PARTY-NOTICES.txt or META-INF/txn-rocksdb-native.cdx.json" >&2
+  exit 1
+}
+cp "$check/META-INF/THIRD-PARTY-NOTICES.txt" "$layout/$base-third-party-notices.txt"
+cp "$check/META-INF/txn-rocksdb-native.cdx.json" "$layout/$base-cyclonedx-native.json"
+grep -q -- '-SNAPSHOT' "$layout/$base.pom" && { echo "release.sh: the bundle's POM names a -SNAPSHOT version" >&2; exit 1; }
+
+# The key lives only in a GnuPG home of this run (mode 700, removed on exit); the passphrase reaches
+# gpg on a pipe, never on its command line.
+export GNUPGHOME
+GNUPGHOME="$(mktemp -d)"
+chmod 700 "$GNUPGHOME"
+trap 'rm -rf "$check"; gpgconf --kill all >/dev/null 2>&1 || true; rm -rf "$GNUPGHOME"' EXIT
+printf '%s\n' "$TXN_RELEASE_GPG_KEY" | gpg --batch --quiet --import 2>/dev/null || {
+  echo "release.sh: TXN_RELEASE_GPG_KEY holds no secret key gpg can import" >&2
+  exit 1
+}
+key="$(gpg --batch --list-secret-keys --with-colons | awk -F: '$1 == "fpr" { print $10; exit }')"
+[[ -n $key ]] || { echo "release.sh: TXN_RELEASE_GPG_KEY holds no secret key" >&2; exit 1; }
+sign() {
+  printf '%s' "${TXN_RELEASE_GPG_PASSPHRASE:-}" | gpg --batch --quiet --yes --pinentry-mode loopback --passphrase-fd 0 \
+    --local-user "$key" --armor --detach-sign --output "$1.asc" "$1"
+}
+for f in "$layout"/*; do
+  sign "$f" || { echo "release.sh: gpg could not sign $(basename "$f") with the key in TXN_RELEASE_GPG_KEY (wrong TXN_RELEASE_GPG_PASSPHRASE?)" >&2; exit 1; }
+  md5sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.md5"
+  sha1sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha1"
+  sha256sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha256"
+  sha512sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha512"
+done
+zip_file="$root/dist/$base-bundle.zip"
+rm -f "$zip_file"
+(cd "$bundle_dir" && find dev -type f | LC_ALL=C sort | zip -q -X -@ "$zip_file")
+cp "$layout/$base.pom" "$layout/$base-cyclonedx.json" "$layout/$base-cyclonedx-native.json" \
+  "$layout/$base-third-party-notices.txt" "$root/dist/"
+echo "release.sh: dist/$base-bundle.zip ($(find "$layout" -type f | wc -l) files, signed by $key), for Central's publisher portal"

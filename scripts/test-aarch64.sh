@@ -67,7 +67,7 @@ if [[ $rust == true ]]; then
 fi
 rust_done=$(date +%s)
 
-version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' java/pom.xml | head -n1)"
+version="$(scripts/version.sh)"
 if [[ -z $jar ]]; then
   scripts/release.sh --platforms=linux-x86_64,linux-aarch64
   jar="$root/dist/txn-rocksdb-streams-$version.jar"

@@ -110,7 +110,7 @@ if [[ ! -f $java_exe ]]; then
 fi
 wine_java="$root/scripts/cross/wine-java.sh"
 
-version="$(sed -nE 's:.*<version>([^<]+)</version>.*:\1:p' java/pom.xml | head -n1)"
+version="$(scripts/version.sh)"
 if [[ -z $jar ]]; then
   scripts/release.sh --platforms="$(host_platform),windows-x86_64"
   jar="$root/dist/txn-rocksdb-streams-$version.jar"
