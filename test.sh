@@ -63,6 +63,8 @@ else
 fi
 # The native library comes from $CARGO_TARGET_DIR (else target/), where cargo test just built RocksDB.
 mvn -B --no-transfer-progress install
+# Two builds of the Java part, in two directories some seconds apart, give byte-identical jars.
+scripts/check-reproducible.sh
 # The benchmark harness, smoke mode: the transactional check, then every benchmark once on tiny
 # data in-process (figures mean nothing; results go to a temp dir, never to docs/).
 bench/run.sh --smoke --no-build
