@@ -20,6 +20,9 @@ cargo fmt --manifest-path rust/format/fuzz/Cargo.toml --check
 mvn -B -q --no-transfer-progress -N spotless:check
 # The version in one place (the root POM's revision): every place derived from it agrees.
 scripts/version.sh --check
+# The workflows (actionlint, with ShellCheck on their run: blocks) and every script (ShellCheck).
+actionlint -no-color
+shellcheck -S warning -x scripts/*.sh test.sh demo.sh bench/*.sh .ci/run
 # The licences of every crate the native library links, on all five platforms, against deny.toml's
 # allow list (cargo-deny; every platform's crates fetched first), and the generator of the
 # third-party notices and the native bill of materials (scripts/third-party-notices.sh) tested.
@@ -44,8 +47,12 @@ scripts/check-architecture.sh
 # platforms' libraries): the jar's assembly and checks (each library against its library.properties
 # checksum, file(1), its exports), then the bundle Maven Central takes, signed with a throwaway key,
 # checked against Central's rules (scripts/check-bundle.py, which also refuses damaged copies), and
-# unpacked into dist/repository/ for ReleaseConsumersTest (tests module, below).
+# unpacked into dist/repository/ for ReleaseConsumersTest (tests module, below); the script that
+# uploads it from the release workflow, against a fake of Central's publisher portal (every outcome,
+# no secret on a command line or in its output), and its request for this bundle, dry.
 scripts/check-release.sh
+python3 scripts/test_publish_central.py
+scripts/publish-central.sh --dry-run "dist/txn-rocksdb-streams-$(scripts/version.sh --release)-bundle.zip"
 # The linux-aarch64 path in smoke mode, so that it cannot rot: the cross toolchain (Debian's packages),
 # qemu through binfmt_misc, and the format crate's tests built for aarch64 and run under qemu (a few
 # minutes cold). The full emulated run cross-builds RocksDB (as long as the native build):
