@@ -88,11 +88,20 @@ final class ExampleProcess {
                 "package",
                 "-DskipTests"));
         cmd.addAll(List.of(extra));
+        return build(cmd, log, 15);
+    }
+
+    /**
+     * Runs a build command (Maven, Gradle) with the tests' JDK as JAVA_HOME, its output to {@code log}; fails
+     * with the command and the output's last 40 lines unless it exits 0 within {@code minutes}. Returns its
+     * milliseconds.
+     */
+    static long build(List<String> cmd, Path log, int minutes) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         long t = System.nanoTime();
         Process p = pb.start();
-        boolean done = p.waitFor(15, TimeUnit.MINUTES);
+        boolean done = p.waitFor(minutes, TimeUnit.MINUTES);
         if (!done) p.destroyForcibly();
         if (!done || p.exitValue() != 0) {
             List<String> out = Files.readAllLines(log);

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -140,7 +139,7 @@ class ReleaseConsumersTest {
                 "-PreleaseRepository=" + repository.toUri(),
                 "-PtxnRocksdbVersion=" + VERSION,
                 "writeClasspath");
-        long ms = run(cmd, log);
+        long ms = ExampleProcess.build(cmd, log, 10);
         List<Path> classpath = split(Files.readString(project.resolve("build").resolve("classpath.txt")));
         Path ours = ours(classpath);
         BrokerFixture.say("gradle consumer built in " + ms + " ms; " + ours);
@@ -299,22 +298,6 @@ class ReleaseConsumersTest {
                 .filter(s -> !s.isEmpty())
                 .map(Path::of)
                 .toList();
-    }
-
-    /** Runs a build command with the tests' JDK as JAVA_HOME, its output to {@code log}; returns its milliseconds. */
-    static long run(List<String> cmd, Path log) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        long t = System.nanoTime();
-        Process p = pb.start();
-        boolean done = p.waitFor(10, TimeUnit.MINUTES);
-        if (!done) p.destroyForcibly();
-        if (!done || p.exitValue() != 0) {
-            List<String> out = Files.readAllLines(log);
-            throw new AssertionError(String.join(" ", cmd) + (done ? " exited with " + p.exitValue() : " timed out")
-                    + ":\n" + String.join("\n", out.subList(Math.max(0, out.size() - 40), out.size())));
-        }
-        return BrokerFixture.ms(t);
     }
 
     static List<String> list(Path dir) {
