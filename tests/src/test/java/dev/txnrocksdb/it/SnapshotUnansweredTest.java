@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,10 +22,12 @@ import org.junit.jupiter.api.Test;
  * An object store that accepts connections and never answers, or answers each request late, costs
  * a starting application seconds, not its group membership: 12 stores on one stream thread (3
  * stores x 4 partitions) open with empty state directories while the location is silent, then
- * slow, and reach RUNNING within 30 s each time, restoring from the changelog; the output stays
- * exactly-once; stopping takes under 5 s and leaves no snapshot checkpoint behind; once the location
- * answers again, the next snapshots succeed. The location is the tests' S3 server behind an
- * {@link UnreliableProxy}, on a real broker under exactly-once ({@link EosCrashApp}).
+ * slow, and reach RUNNING within 30 s each time, restoring from the changelog, with
+ * {@code max.poll.interval.ms} at 60 s (the thread's snapshot restores may take 30 s of it) and no
+ * poll timeout; the output stays exactly-once; once the location answers again, the next snapshots
+ * succeed; stopping, while the location is silent with a snapshot being sent and while it is slow,
+ * takes under 5 s and leaves no snapshot checkpoint behind. The location is the tests' S3 server
+ * behind an {@link UnreliableProxy}, on a real broker under exactly-once ({@link EosCrashApp}).
  */
 class SnapshotUnansweredTest {
     static final int PARTITIONS = 4;
@@ -59,6 +63,8 @@ class SnapshotUnansweredTest {
         List<String> settings = new ArrayList<>(List.of(
                 EosCrashApp.INPUT_ARG + "=" + APP + "-input",
                 "txn.rocksdb.snapshot.interval.ms=300",
+                // a fifth of Kafka's default: the thread's snapshot restores may take half of it, 30 s
+                "max.poll.interval.ms=60000",
                 "txn.rocksdb.snapshot.location=" + s3.uri(APP)));
         settings.addAll(s3.settings(proxy.port()));
         String[] overrides = settings.toArray(String[]::new);
@@ -97,8 +103,29 @@ class SnapshotUnansweredTest {
             say(String.format(
                     "[%s] location answering again: a new snapshot of each of the %d stores within %d ms",
                     APP, STORES, (System.nanoTime() - answering) / 1_000_000));
+
+            // silent again once no snapshot is being sent (the input processed, the last snapshots
+            // written), then a few records to commit: stopped while the snapshots they start wait for
+            // the silent location. Not this case: a location going silent in the middle of sending a
+            // file, whose multipart upload's abort waits its request timeout (README, "A task on a new
+            // host: snapshots")
+            SnapshotRestoreTest.settledNewest(snapshots);
+            BrokerFixture.await(
+                    "no snapshot being sent",
+                    Duration.ofSeconds(30),
+                    () -> checkpoints(host2).isEmpty());
+            proxy.mode(UnreliableProxy.Mode.SILENT);
+            List<Path> sending = checkpoints(host2);
+            assertTrue(sending.isEmpty(), "no snapshot being sent as the location went silent: " + sending);
+            input.produceUpTo(kafka, RECORDS * 3 / 4 + 100);
+            BrokerFixture.await(
+                    "a snapshot being sent to the silent location",
+                    Duration.ofSeconds(60),
+                    () -> !checkpoints(host2).isEmpty());
+            stopQuickly(app, host2, "silent, a snapshot being sent");
         } finally {
-            stopQuickly(app, host2, "silent");
+            app.stop();
+            proxy.mode(UnreliableProxy.Mode.FORWARD);
         }
 
         // a new host while the location answers each request 4 s late (inside its 5 s request timeout)
@@ -148,14 +175,30 @@ class SnapshotUnansweredTest {
         long started = System.nanoTime();
         app.stop();
         long tookMs = (System.nanoTime() - started) / 1_000_000;
-        List<Path> left;
-        try (Stream<Path> files = Files.walk(host)) {
-            left = files.filter(p -> p.getFileName().toString().startsWith("snapshot-checkpoint-"))
-                    .toList();
-        }
+        List<Path> left = checkpoints(host);
         say(String.format(
                 "[%s] stopped in %d ms (location %s), %d checkpoints left", APP, tookMs, location, left.size()));
-        assertTrue(tookMs < 5_000, "stopping took " + tookMs + " ms");
-        assertTrue(left.isEmpty(), "no checkpoint left behind: " + left);
+        String log = Files.readString(kafka.tmp.resolve(app.name.replace('#', '-') + ".log"));
+        List<String> late =
+                log.lines().filter(l -> l.contains("did not stop within")).toList();
+        assertTrue(tookMs < 5_000, "stopping took " + tookMs + " ms " + late);
+        assertTrue(left.isEmpty(), "no checkpoint left behind: " + left + " " + late);
+        // nor, in all the time it ran, a poll timeout
+        assertFalse(log.contains("poll timeout"), "no poll timeout while it ran: " + log);
+    }
+
+    /** The snapshot checkpoint directories in the state directory {@code host} now. */
+    static List<Path> checkpoints(Path host) {
+        for (int attempt = 1; ; attempt++) {
+            try (Stream<Path> files = Files.walk(host)) {
+                return files.filter(p -> p.getFileName().toString().startsWith("snapshot-checkpoint-"))
+                        .toList();
+            } catch (IOException e) {
+                if (attempt == 10) throw new UncheckedIOException(e);
+            } catch (UncheckedIOException e) {
+                // a checkpoint deleted while walking: look again
+                if (attempt == 10) throw e;
+            }
+        }
     }
 }
