@@ -282,6 +282,17 @@ class SnapshotRestoreTest {
                     appId, objects, storeId, damagedAt, usable, after.get(store) - damagedAt, bound));
             assertTrue(after.get(store) >= damagedAt + bound, "snapshots went on: " + after.get(store));
             assertEquals(after.get(store), usable, "the newest snapshot restores");
+            // the healing as an operator sees it: the store metrics, summed over the app's stores
+            long[] damaged = app.metric("snapshot-objects-damaged-total");
+            long[] resent = app.metric("snapshot-objects-resent-total");
+            say(String.format(
+                    "[%s] metrics: snapshot-objects-damaged-total %d, snapshot-objects-resent-total %d (over %d"
+                            + " and %d stores)",
+                    appId, damaged[0], resent[0], damaged[1], resent[1]));
+            assertEquals(3 * PARTITIONS, damaged[1], "every store has snapshot-objects-damaged-total");
+            assertEquals(3 * PARTITIONS, resent[1], "every store has snapshot-objects-resent-total");
+            assertTrue(damaged[0] >= 1, "objects found damaged: " + damaged[0]);
+            assertTrue(resent[0] >= 1, "objects sent again: " + resent[0]);
             app.kill();
         } catch (Throwable t) {
             app.kill();
