@@ -1,10 +1,11 @@
 //! A snapshot location that accepts connections and never answers, or answers a byte at a time,
 //! costs a restore its patience, not the request timeouts of every try of every request; a
 //! deadline and a cancel end any wait at once; a location that went unanswered is skipped by the
-//! next restores until its backoff passes; and every location of the process shares a few I/O
-//! threads, however many there are.
+//! next restores until its backoff passes; a location that goes silent in the middle of a file
+//! holds a cancelled upload no longer than a silent one; and every location of the process shares
+//! a few I/O threads, however many there are.
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +22,10 @@ enum Server {
     /// Answers with headers for a large body, then sends one byte of it every 300 ms: never silent
     /// for as long as a request timeout, never done.
     Trickling,
+    /// Answers as an empty S3 bucket that takes uploads (lists, starts multipart uploads, stores
+    /// small objects), then goes silent at a file's first part and at any abort: a location that
+    /// stops answering in the middle of a file.
+    SilentMidFile,
 }
 
 /// A server on a loopback port, serving until the test process ends.
@@ -40,6 +45,53 @@ fn handle(kind: Server, mut connection: TcpStream) {
     let mut buffer = [0u8; 4096];
     match kind {
         Server::Silent => while matches!(connection.read(&mut buffer), Ok(n) if n > 0) {},
+        Server::SilentMidFile => {
+            let mut reader = BufReader::new(connection.try_clone().unwrap());
+            loop {
+                let mut head = Vec::new();
+                loop {
+                    let mut line = String::new();
+                    match reader.read_line(&mut line) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) if line == "\r\n" => break,
+                        Ok(_) => head.push(line),
+                    }
+                }
+                let length: usize = head
+                    .iter()
+                    .find_map(|h| {
+                        h.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                let request = head.first().cloned().unwrap_or_default();
+                if request.contains("partNumber=") || request.starts_with("DELETE") {
+                    // the file's part, or the abort of its upload: read on, never answer
+                    while matches!(reader.read(&mut buffer), Ok(n) if n > 0) {}
+                    return;
+                }
+                let mut body = vec![0u8; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let answer = if request.starts_with("POST") && request.contains("?uploads") {
+                    "<InitiateMultipartUploadResult><Bucket>snapshots</Bucket><Key>k</Key>\
+                     <UploadId>upload-1</UploadId></InitiateMultipartUploadResult>"
+                } else if request.starts_with("GET") && request.contains("list-type=2") {
+                    "<ListBucketResult><Name>snapshots</Name><KeyCount>0</KeyCount>\
+                     <IsTruncated>false</IsTruncated></ListBucketResult>"
+                } else {
+                    ""
+                };
+                let status = if request.starts_with("GET") && answer.is_empty() { "404 Not Found" } else { "200 OK" };
+                let reply = format!(
+                    "HTTP/1.1 {status}\r\nETag: \"etag\"\r\nContent-Type: application/xml\r\nContent-Length: {}\r\n\r\n{answer}",
+                    answer.len()
+                );
+                if connection.write_all(reply.as_bytes()).is_err() {
+                    return;
+                }
+            }
+        }
         Server::Trickling => {
             let _ = connection.read(&mut buffer);
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: 1000000\r\n\r\n<";
@@ -179,6 +231,35 @@ fn a_cancel_stops_an_upload_to_a_silent_location_at_once_and_leaves_no_checkpoin
         assert!(e.contains("cancelled"), "{e}");
     });
     assert_eq!(checkpoints(), 0, "the checkpoint is deleted as the upload returns");
+}
+
+#[test]
+fn a_cancel_stops_an_upload_whose_location_went_silent_mid_file_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    let store = KeyValueStore::open(&dir, StoreOptions::default()).unwrap();
+    store.put(b"key", Some(b"value")).unwrap();
+    store.commit(&[(changelog().partition, Some(7))], None).unwrap();
+    // a request timeout far beyond the cancel's bound: the abort of the file's upload must not wait it
+    let location = location(serve(Server::SilentMidFile), quick(20_000));
+    let prepared = snapshot::prepare(&store).unwrap();
+    let cancel = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let upload = scope.spawn(|| snapshot::upload(prepared, &location, "app/store/0", &cancel));
+        // the listing answered, the first file's upload started, its part unanswered
+        std::thread::sleep(Duration::from_millis(1_000));
+        let cancelled_at = Instant::now();
+        cancel.store(true, Ordering::Release);
+        let e = upload.join().unwrap().unwrap_err().to_string();
+        let took = cancelled_at.elapsed();
+        assert!(took < Duration::from_secs(1), "the cancel took {took:?}: {e}");
+        assert!(e.contains("cancelled"), "{e}");
+    });
+    let left = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().starts_with("snapshot-checkpoint-"))
+        .count();
+    assert_eq!(left, 0, "the checkpoint is deleted as the upload returns");
 }
 
 /// The threads of this process whose name starts with `prefix` (Linux: /proc).

@@ -29,6 +29,12 @@ const TRANSFER_TIMEOUT: Duration = Duration::from_secs(300);
 /// Files are read and sent in parts of this size (one part of a multipart upload each).
 const PART_BYTES: usize = 8 << 20;
 
+/// How long a failed or cancelled multipart upload waits for its abort: a location that went
+/// silent in the middle of a file must not hold a closing store (which waits for its snapshot to
+/// stop) for a request timeout. An abort cut short leaves the unfinished upload at the location,
+/// as a killed process does; nothing references it.
+const ABORT_WAIT: Duration = Duration::from_millis(500);
+
 /// Where a store's snapshots live: `<location>/<store id>/files/<object>` and
 /// `<location>/<store id>/snapshots/<seq>.manifest`.
 pub struct Location {
@@ -470,8 +476,9 @@ impl Location {
             Ok(())
         });
         if sent.is_err() {
-            // bounded by the request timeout alone: the upload was cancelled, the store is closing
-            let aborted = self.run(Stop::default(), async { upload.abort().await.map_err(|e| self.err(path, e)) });
+            // bounded by ABORT_WAIT: the upload may have been cancelled, the store closing
+            let stop = Stop { deadline: Some(Instant::now() + ABORT_WAIT), ..Stop::default() };
+            let aborted = self.run(stop, async { upload.abort().await.map_err(|e| self.err(path, e)) });
             if let Err(abort) = aborted {
                 log::debug!("aborting the upload of {path} after it failed: {abort}");
             }

@@ -106,9 +106,9 @@ class SnapshotUnansweredTest {
 
             // silent again once no snapshot is being sent (the input processed, the last snapshots
             // written), then a few records to commit: stopped while the snapshots they start wait for
-            // the silent location. Not this case: a location going silent in the middle of sending a
-            // file, whose multipart upload's abort waits its request timeout (README, "A task on a new
-            // host: snapshots")
+            // the silent location. A location going silent in the middle of sending a file is the
+            // engine's test (snapshot_unanswered.rs: the abort of that file's upload bounded), which
+            // can choose the moment; here it would depend on timing
             SnapshotRestoreTest.settledNewest(snapshots);
             BrokerFixture.await(
                     "no snapshot being sent",
