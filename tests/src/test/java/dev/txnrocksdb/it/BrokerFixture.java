@@ -208,8 +208,24 @@ final class BrokerFixture implements AutoCloseable {
                     if (atEnd) break;
                 }
                 if (System.nanoTime() > deadline) {
+                    // where each partition stands: read up to (position), readable up to (the last
+                    // stable offset: an open transaction holds it back), written up to (log end)
+                    Map<TopicPartition, Long> stable = c.endOffsets(tps);
+                    Map<TopicPartition, Long> written;
+                    try {
+                        written = endOffsets(List.of(topic), partitions);
+                    } catch (Exception e) {
+                        written = Map.of();
+                    }
+                    StringBuilder where = new StringBuilder();
+                    for (TopicPartition tp : tps) {
+                        where.append(String.format(
+                                " %s: position %d, stable %d, end %s;",
+                                tp, c.position(tp), stable.get(tp), written.getOrDefault(tp, -1L)));
+                    }
                     throw new IllegalStateException(
-                            topic + ": only " + n + " of " + atLeast + " records committed within " + timeout);
+                            topic + ": only " + n + " of " + atLeast + " records committed within " + timeout + " ("
+                                    + where.toString().trim() + ")");
                 }
             }
             // linger a little: duplicates committed late would show up here
