@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.internals.ChangelogRecordDeserializationHelper;
 import org.apache.kafka.streams.processor.internals.RecordBatchingStateRestoreCallback;
 import org.apache.kafka.streams.query.Position;
@@ -16,12 +17,15 @@ import org.apache.kafka.streams.query.Position;
  * the changelog's format, which for window and session stores is the store-key format the native
  * store decodes); a null value is a delete. Positions come from the record headers exactly as in
  * Kafka's {@code RocksDBStore#restoreBatch}: only when the IQ consistency vector is enabled.
+ * Each batch restored is told to the store's {@link RestoreProgress}, which logs and publishes how
+ * far a long restore has come (Kafka Streams gives a restore callback no totals).
  */
 public final class ChangelogRestorer implements RecordBatchingStateRestoreCallback {
     private final Supplier<? extends NativeStore> store;
     private final PositionTracker positions;
     private final boolean consistencyEnabled;
     private final IntConsumer restoredRecords;
+    private final RestoreProgress progress;
 
     /**
      * @param store the open store (read at each batch, so a reopened store is picked up); throws
@@ -35,10 +39,29 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
             PositionTracker positions,
             boolean consistencyEnabled,
             IntConsumer restoredRecords) {
+        this(store, positions, consistencyEnabled, restoredRecords, null);
+    }
+
+    /**
+     * @param store the open store (read at each batch, so a reopened store is picked up); throws
+     *     {@code InvalidStateStoreException} when there is none
+     * @param positions where restored positions go
+     * @param consistencyEnabled whether to read positions from changelog headers
+     * @param restoredRecords told the size of every batch restored (metrics)
+     * @param progress told the offsets and size of every batch restored (progress log and metrics),
+     *     or null
+     */
+    public ChangelogRestorer(
+            Supplier<? extends NativeStore> store,
+            PositionTracker positions,
+            boolean consistencyEnabled,
+            IntConsumer restoredRecords,
+            RestoreProgress progress) {
         this.store = store;
         this.positions = positions;
         this.consistencyEnabled = consistencyEnabled;
         this.restoredRecords = restoredRecords;
+        this.progress = progress;
     }
 
     @Override
@@ -47,11 +70,25 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
             return;
         }
         Position restored = Position.emptyPosition();
+        ConsumerRecord<byte[], byte[]> first = null;
+        ConsumerRecord<byte[], byte[]> last = null;
         for (ConsumerRecord<byte[], byte[]> record : records) {
             ChangelogRecordDeserializationHelper.applyChecksAndUpdatePosition(record, consistencyEnabled, restored);
+            if (first == null) {
+                first = record;
+            }
+            last = record;
         }
         store.get().restore(records);
         positions.mergeCommitted(restored);
         restoredRecords.accept(records.size());
+        if (progress != null) {
+            // after the batch is in the store: a batch that failed was not restored
+            progress.restored(
+                    new TopicPartition(first.topic(), first.partition()),
+                    first.offset(),
+                    last.offset(),
+                    records.size());
+        }
     }
 }

@@ -169,6 +169,7 @@ public final class StoreCore<S extends NativeStore> {
             }
             throw e;
         }
+        RestoreProgress restoreProgress;
         try {
             Map<TopicPartition, Long> offsets = opened.committedOffsets();
             Position committedPosition = readCommittedPosition(opened);
@@ -180,6 +181,12 @@ public final class StoreCore<S extends NativeStore> {
             this.openedTtl = ttl;
             this.metrics = StoreMetrics.register(context, name, opened, statistics);
             this.metrics.addSnapshotMetrics(openedSnapshots);
+            restoreProgress = new RestoreProgress(
+                    name,
+                    offsets,
+                    StoreSnapshots.lookupFor(context.appConfigs()),
+                    RestoreProgress.intervalMs(context.appConfigs()));
+            this.metrics.addRestoreMetrics(restoreProgress);
             if (wipedBeforeSnapshot) {
                 this.metrics.recordWipeBeforeSnapshot();
             }
@@ -196,7 +203,11 @@ public final class StoreCore<S extends NativeStore> {
         context.register(
                 root,
                 new ChangelogRestorer(
-                        this::store, positions, settings.consistencyEnabled(), registered::recordRestore));
+                        this::store,
+                        positions,
+                        settings.consistencyEnabled(),
+                        registered::recordRestore,
+                        restoreProgress));
         return settings;
     }
 

@@ -376,6 +376,38 @@ public final class StoreMetrics {
                 (Gauge<Long>) (config, now) -> snapshots.restored()[2]);
     }
 
+    /**
+     * Adds the gauges of the store's changelog restore progress, at INFO: the figures of
+     * {@link RestoreProgress}'s progress lines (a restore behind for an interval or more), or
+     * "nothing to restore" (0, 1, 0) when no restore is being reported.
+     */
+    void addRestoreMetrics(RestoreProgress progress) {
+        if (metrics == null || progress == null) {
+            return;
+        }
+        // Not restore-remaining-records-total: that is Kafka's task-level metric (records, by the
+        // consumer's lag); these are per store and count offsets, transaction markers included.
+        add(
+                "restore-remaining-offsets",
+                "Changelog offsets the store's restore still has to restore (transaction markers included),"
+                        + " while a restore has been running for 10 s or more and is behind; 0 otherwise;"
+                        + " -1 while the changelog's end offset cannot be looked up",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> progress.remainingOffsets());
+        add(
+                "restore-progress-ratio",
+                "Offsets restored over offsets to restore of the store's restore in progress (0 to 1); 1 when none"
+                        + " is in progress; -1 while the changelog's end offset is unknown",
+                RecordingLevel.INFO,
+                (Gauge<Double>) (config, now) -> progress.progressRatio());
+        add(
+                "restore-remaining-seconds",
+                "Estimated seconds until the store's restore in progress catches up, at its average rate so far"
+                        + " less the rate its changelog's end grows at; 0 when none is in progress; -1 while unknown",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> progress.remainingSeconds());
+    }
+
     /** Records one commit. */
     void recordCommit() {
         if (commitSensor != null) {
