@@ -92,13 +92,20 @@ final class BrokerFixture implements AutoCloseable {
 
     /** A String/String producer (defaults: idempotent, acks=all). */
     KafkaProducer<String, String> stringProducer() {
-        return new KafkaProducer<>(Map.of(
+        return stringProducer(Map.of());
+    }
+
+    /** A producer of string keys and values, with {@code overrides} on top of the defaults. */
+    KafkaProducer<String, String> stringProducer(Map<String, Object> overrides) {
+        Map<String, Object> config = new HashMap<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 bootstrap(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
                 StringSerializer.class,
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
                 StringSerializer.class));
+        config.putAll(overrides);
+        return new KafkaProducer<>(config);
     }
 
     /**

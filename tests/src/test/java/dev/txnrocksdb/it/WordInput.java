@@ -9,8 +9,11 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * The generated input of {@link EosCrashApp} (skewed words, one record every {@link #STEP_MS} ms
@@ -76,12 +79,28 @@ final class WordInput {
     /** Produces records {@code [produced, to)} (idempotent producer, acks=all: Kafka's defaults); nothing if already sent. */
     void produceUpTo(BrokerFixture kafka, int to) {
         if (to <= produced) return;
-        try (KafkaProducer<String, String> producer = kafka.stringProducer()) {
+        // Every send's result checked: flush() returns when the sends are done, failed or not, and a
+        // record the broker never took would be missing from the input, not lost by the app. A broker
+        // that had just deleted topics answered NOT_LEADER_OR_FOLLOWER on the input's partitions for
+        // the producer's whole 2 minutes in a CI run (SnapshotRestoreTest): now it keeps trying for 5.
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        try (KafkaProducer<String, String> producer =
+                kafka.stringProducer(Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 300_000))) {
             for (int i = produced; i < to; i++) {
                 String[] r = records.get(i);
-                producer.send(new ProducerRecord<>(topic, null, t0 + i * STEP_MS, r[0], r[1]));
+                sent.add(producer.send(new ProducerRecord<>(topic, null, t0 + i * STEP_MS, r[0], r[1])));
             }
             producer.flush();
+            for (int i = 0; i < sent.size(); i++) {
+                try {
+                    sent.get(i).get();
+                } catch (Exception e) {
+                    throw new IllegalStateException(
+                            topic + ": the broker did not take input record " + (produced + i) + " of " + produced
+                                    + ".." + to + ": " + e.getCause(),
+                            e);
+                }
+            }
         }
         produced = to;
     }
