@@ -208,18 +208,10 @@ fn a_deadline_ends_a_restore_whatever_the_timeouts_allow() {
 fn a_cancel_stops_an_upload_to_a_silent_location_at_once_and_leaves_no_checkpoint() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    let store = KeyValueStore::open(&dir, StoreOptions::default()).unwrap();
-    store.put(b"key", Some(b"value")).unwrap();
-    store.commit(&[(changelog().partition, Some(7))], None).unwrap();
+    let store = store_with_one_commit(&dir);
     let silent = location(serve(Server::Silent), quick(30_000));
     let prepared = snapshot::prepare(&store).unwrap();
-    let checkpoints = || {
-        std::fs::read_dir(&dir)
-            .unwrap()
-            .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().starts_with("snapshot-checkpoint-"))
-            .count()
-    };
-    assert_eq!(checkpoints(), 1);
+    assert_eq!(checkpoints(&dir), 1);
     let cancel = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let upload = scope.spawn(|| snapshot::upload(prepared, &silent, "app/store/0", &cancel));
@@ -230,16 +222,14 @@ fn a_cancel_stops_an_upload_to_a_silent_location_at_once_and_leaves_no_checkpoin
         assert!(cancelled_at.elapsed() < Duration::from_millis(500), "the cancel took {:?}", cancelled_at.elapsed());
         assert!(e.contains("cancelled"), "{e}");
     });
-    assert_eq!(checkpoints(), 0, "the checkpoint is deleted as the upload returns");
+    assert_eq!(checkpoints(&dir), 0, "the checkpoint is deleted as the upload returns");
 }
 
 #[test]
 fn a_cancel_stops_an_upload_whose_location_went_silent_mid_file_at_once() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("store");
-    let store = KeyValueStore::open(&dir, StoreOptions::default()).unwrap();
-    store.put(b"key", Some(b"value")).unwrap();
-    store.commit(&[(changelog().partition, Some(7))], None).unwrap();
+    let store = store_with_one_commit(&dir);
     // a request timeout far beyond the cancel's bound: the abort of the file's upload must not wait it
     let location = location(serve(Server::SilentMidFile), quick(20_000));
     let prepared = snapshot::prepare(&store).unwrap();
@@ -255,11 +245,23 @@ fn a_cancel_stops_an_upload_whose_location_went_silent_mid_file_at_once() {
         assert!(took < Duration::from_secs(1), "the cancel took {took:?}: {e}");
         assert!(e.contains("cancelled"), "{e}");
     });
-    let left = std::fs::read_dir(&dir)
+    assert_eq!(checkpoints(&dir), 0, "the checkpoint is deleted as the upload returns");
+}
+
+/// A store at `dir` with one key committed at changelog offset 7.
+fn store_with_one_commit(dir: &Path) -> KeyValueStore {
+    let store = KeyValueStore::open(dir, StoreOptions::default()).unwrap();
+    store.put(b"key", Some(b"value")).unwrap();
+    store.commit(&[(changelog().partition, Some(7))], None).unwrap();
+    store
+}
+
+/// The snapshot checkpoints in a store's directory (one while a snapshot is being sent).
+fn checkpoints(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
         .unwrap()
         .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().starts_with("snapshot-checkpoint-"))
-        .count();
-    assert_eq!(left, 0, "the checkpoint is deleted as the upload returns");
+        .count()
 }
 
 /// The threads of this process whose name starts with `prefix` (Linux: /proc).

@@ -33,23 +33,7 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
      * @param positions where restored positions go
      * @param consistencyEnabled whether to read positions from changelog headers
      * @param restoredRecords told the size of every batch restored (metrics)
-     */
-    public ChangelogRestorer(
-            Supplier<? extends NativeStore> store,
-            PositionTracker positions,
-            boolean consistencyEnabled,
-            IntConsumer restoredRecords) {
-        this(store, positions, consistencyEnabled, restoredRecords, null);
-    }
-
-    /**
-     * @param store the open store (read at each batch, so a reopened store is picked up); throws
-     *     {@code InvalidStateStoreException} when there is none
-     * @param positions where restored positions go
-     * @param consistencyEnabled whether to read positions from changelog headers
-     * @param restoredRecords told the size of every batch restored (metrics)
-     * @param progress told the offsets and size of every batch restored (progress log and metrics),
-     *     or null
+     * @param progress told the offsets and size of every batch restored (progress log and metrics)
      */
     public ChangelogRestorer(
             Supplier<? extends NativeStore> store,
@@ -82,13 +66,8 @@ public final class ChangelogRestorer implements RecordBatchingStateRestoreCallba
         store.get().restore(records);
         positions.mergeCommitted(restored);
         restoredRecords.accept(records.size());
-        if (progress != null) {
-            // after the batch is in the store: a batch that failed was not restored
-            progress.restored(
-                    new TopicPartition(first.topic(), first.partition()),
-                    first.offset(),
-                    last.offset(),
-                    records.size());
-        }
+        // after the batch is in the store: a batch that failed was not restored
+        progress.restored(
+                new TopicPartition(first.topic(), first.partition()), first.offset(), last.offset(), records.size());
     }
 }

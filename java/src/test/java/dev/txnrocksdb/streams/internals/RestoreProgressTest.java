@@ -341,12 +341,7 @@ class RestoreProgressTest {
             throw new IllegalStateException("no cluster");
         };
         RestoreProgress progress = progress(Map.of(), failing, Runnable::run);
-        try (NativeKeyValueStore store = NativeKeyValueStore.open(
-                "counts",
-                tmp.resolve("counts"),
-                OpenOptions.builder()
-                        .strategy(TransactionStrategy.INDEXED_BATCH)
-                        .build())) {
+        try (NativeKeyValueStore store = openCounts()) {
             ChangelogRestorer restorer = new ChangelogRestorer(
                     () -> store, new PositionTracker(Position.emptyPosition(), true), false, n -> {}, progress);
             for (int batch = 0; batch < 60; batch++) { // 12 s
@@ -387,12 +382,7 @@ class RestoreProgressTest {
                 new SegmentedStoreTestContext(tmp.resolve("task").toFile());
         AtomicLong end = new AtomicLong(100_000);
         RestoreProgress progress = progress(Map.of(), endAt(end), Runnable::run);
-        try (NativeKeyValueStore store = NativeKeyValueStore.open(
-                "counts",
-                tmp.resolve("counts"),
-                OpenOptions.builder()
-                        .strategy(TransactionStrategy.INDEXED_BATCH)
-                        .build())) {
+        try (NativeKeyValueStore store = openCounts()) {
             StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
             metrics.addRestoreMetrics(progress);
             assertEquals(0L, metric(context, "restore-remaining-offsets"));
@@ -423,5 +413,15 @@ class RestoreProgressTest {
                 .map(e -> e.getValue().metricValue())
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no metric " + name));
+    }
+
+    /** The store {@code counts} in the test's directory (indexed-batch). */
+    private NativeKeyValueStore openCounts() {
+        return NativeKeyValueStore.open(
+                "counts",
+                tmp.resolve("counts"),
+                OpenOptions.builder()
+                        .strategy(TransactionStrategy.INDEXED_BATCH)
+                        .build());
     }
 }
