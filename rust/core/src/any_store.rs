@@ -5,11 +5,14 @@
 use crate::error::{Error, Result};
 use crate::iter::{Range, RangeIter};
 use crate::offsets::OffsetUpdate;
+use crate::segmented::{RetentionEdge, SegmentOptions};
 use crate::session::SessionStore;
 use crate::store::{KeyValueStore, StoreOptions};
+use crate::store_kind::{self, StoreKind};
 use crate::ttl::TtlStore;
-use crate::versioned::VersionedStore;
+use crate::versioned::{VersionedOptions, VersionedStore};
 use crate::window::WindowStore;
+use std::path::Path;
 use txn_rocksdb_format::wire::{decode_batch, decode_timestamped_batch};
 use txn_rocksdb_format::Malformed;
 
@@ -27,11 +30,47 @@ pub enum AnyStore {
 
 impl AnyStore {
     /// Opens a key-value store: one whose keys expire when `options.ttl` is set.
-    pub fn open_key_value(path: impl AsRef<std::path::Path>, options: StoreOptions) -> Result<AnyStore> {
-        Ok(match options.ttl {
-            Some(_) => AnyStore::Ttl(TtlStore::open(path, options)?),
-            None => AnyStore::KeyValue(KeyValueStore::open(path, options)?),
-        })
+    pub fn open_key_value(path: impl AsRef<Path>, options: StoreOptions) -> Result<AnyStore> {
+        AnyStore::of_kind(
+            match options.ttl {
+                Some(_) => AnyStore::Ttl(TtlStore::open(path, options)?),
+                None => AnyStore::KeyValue(KeyValueStore::open(path, options)?),
+            },
+            StoreKind::KeyValue,
+        )
+    }
+
+    /// Opens a window store (see [`WindowStore::open_with_edge`]).
+    pub fn open_window(
+        path: impl AsRef<Path>,
+        options: StoreOptions,
+        geometry: SegmentOptions,
+        edge: RetentionEdge,
+    ) -> Result<AnyStore> {
+        AnyStore::of_kind(
+            AnyStore::Window(WindowStore::open_with_edge(path, options, geometry, edge)?),
+            StoreKind::Window,
+        )
+    }
+
+    /// Opens a session store (see [`SessionStore::open`]).
+    pub fn open_session(path: impl AsRef<Path>, options: StoreOptions, geometry: SegmentOptions) -> Result<AnyStore> {
+        AnyStore::of_kind(AnyStore::Session(SessionStore::open(path, options, geometry)?), StoreKind::Session)
+    }
+
+    /// Opens a versioned store (see [`VersionedStore::open`]).
+    pub fn open_versioned(
+        path: impl AsRef<Path>,
+        options: StoreOptions,
+        geometry: VersionedOptions,
+    ) -> Result<AnyStore> {
+        AnyStore::of_kind(AnyStore::Versioned(VersionedStore::open(path, options, geometry)?), StoreKind::Versioned)
+    }
+
+    /// `store`, once its directory is known to hold a store of `kind` (recorded by its first open).
+    fn of_kind(store: AnyStore, kind: StoreKind) -> Result<AnyStore> {
+        store_kind::open_in(store.key_value(), kind)?;
+        Ok(store)
     }
 
     /// The key-value store underneath (the store itself for the key-value kind): offsets, sizes,

@@ -63,6 +63,21 @@ pub(crate) fn offset_entries(rocks: &DB) -> std::result::Result<BTreeMap<Vec<u8>
     Ok(entries)
 }
 
+/// `entries` ([`offset_entries`]) once a secondary-store commit's record has been rolled forward:
+/// the offsets its copy reaches.
+pub(crate) fn after_commit(
+    mut entries: BTreeMap<Vec<u8>, Vec<u8>>,
+    record: &txn_rocksdb_format::commit_record::CommitRecord,
+) -> BTreeMap<Vec<u8>, Vec<u8>> {
+    for (key, value) in record.offset_writes.iter().filter(|(key, _)| is_offset_key(key)) {
+        match value {
+            Some(value) => entries.insert(key.clone(), value.clone()),
+            None => entries.remove(key),
+        };
+    }
+    entries
+}
+
 /// The changelog offsets that `entries` ([`offset_entries`]) hold; one that does not decode is a
 /// storage error of the store in `path`.
 pub(crate) fn decode_offsets(entries: &BTreeMap<Vec<u8>, Vec<u8>>, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {

@@ -208,6 +208,11 @@ impl KeyValueStore {
         &self.shared.options
     }
 
+    /// The RocksDB instance underneath.
+    pub(crate) fn db(&self) -> &Arc<Db> {
+        &self.shared.db
+    }
+
     /// The directory this store lives in.
     pub fn path(&self) -> &Path {
         &self.shared.db.path

@@ -8,17 +8,23 @@
 //!    without offsets, counted in `Stat::Wipes`, for the changelog to restore;
 //! 3. without one: refuses, with an error naming the store.
 //!
+//! Before each open, the operators' tool's check (`inspect::verify`) reads the damaged copy: it
+//! writes nothing, says what the open then does, and finds the damage wherever the open does not
+//! reach the last commit.
+//!
 //! The stores flush and compact (64 KiB memtables), and the secondary-store ones end with a large
 //! uncommitted transaction, so the temporary store has SST files of its own.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use txn_rocksdb::inspect;
 use txn_rocksdb::stats::Stat;
 use txn_rocksdb::tuning::Tuning;
 use txn_rocksdb::{CorruptionPolicy, Error, StoreOptions, Strategy};
+use txn_rocksdb_format::inspection::{Outcome, Severity};
 
 mod common;
-use common::{copy_dir, Dump, Kind, Subject};
+use common::{copy_dir, fingerprint, Dump, Kind, Subject};
 
 const COMMITS: u64 = 30;
 const SEED: u64 = 91;
@@ -134,10 +140,17 @@ fn check(
     what: &str,
     tally: &mut Tally,
 ) {
+    let before = fingerprint(copy);
+    let verified = inspect::verify(copy).unwrap_or_else(|e| panic!("{what}: verify failed: {e}"));
+    assert!(fingerprint(copy) == before, "{what}: verify changed the store's files");
+    let predicted = verified.next_open.iter().find(|(p, _, _)| *p == policy).map(|(_, o, _)| *o).unwrap();
+    let found_damage = verified.findings.iter().any(|f| f.severity == Severity::Damage);
     let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
     let s = match Subject::open_with(kind, copy, options.clone()) {
         Ok(s) => s,
         Err(e) => {
+            assert_eq!(predicted, Outcome::Refuses, "{what}: verify said {verified:?}; the open refused: {e}");
+            assert!(found_damage, "{what}: the open refused and verify found no damage: {verified:?}");
             assert_ne!(
                 policy,
                 CorruptionPolicy::RestoreFromChangelog,
@@ -150,6 +163,7 @@ fn check(
         }
     };
     if s.db().stats()[Stat::Wipes as usize] == 1 {
+        assert_eq!(predicted, Outcome::Wipes, "{what}: verify said {verified:?}; the open wiped");
         assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: wiped without a changelog");
         assert_eq!(s.dump(), (vec![], vec![], None), "{what}: a wiped store opens empty, without offsets");
         tally.wiped += 1;
@@ -166,14 +180,24 @@ fn check(
             let all = s.db().range(txn_rocksdb::Range::all()).unwrap().collect_all().unwrap();
             assert!(all == states[commit].0, "{what}: uncommitted writes are visible");
             if commit == states.len() - 1 {
+                assert!(
+                    matches!(predicted, Outcome::Opens | Outcome::RollsForward),
+                    "{what}: opened at its last commit; verify said {verified:?}"
+                );
                 tally.at_boundary += 1;
             } else {
+                assert!(
+                    !verified.findings.is_empty() && predicted != Outcome::Refuses && predicted != Outcome::Wipes,
+                    "{what}: opened at commit {commit} of {}; verify said {verified:?}",
+                    states.len() - 1
+                );
                 tally.at_earlier_commit += 1;
             }
         }
         Err(e) => {
             // Damage RocksDB finds only when it reads the block: the read fails, and marks the store.
             assert!(matches!(e, Error::Damaged { .. }), "{what}: a read failed with {e:?}");
+            assert!(found_damage, "{what}: a read found damage that verify did not: {verified:?}");
             drop(s);
             match Subject::open_with(kind, copy, options) {
                 Ok(again) => {
@@ -446,10 +470,15 @@ fn check_restored(
     what: &str,
     tally: &mut Tally,
 ) {
+    let before = fingerprint(copy);
+    let verified = inspect::verify(copy).unwrap_or_else(|e| panic!("{what}: verify failed: {e}"));
+    assert!(fingerprint(copy) == before, "{what}: verify changed the store's files");
+    let predicted = verified.next_open.iter().find(|(p, _, _)| *p == policy).map(|(_, o, _)| *o).unwrap();
     let options = StoreOptions { strategy, corruption: policy, ..StoreOptions::default() };
     let store = match txn_rocksdb::KeyValueStore::open(copy, options.clone()) {
         Ok(store) => store,
         Err(e) => {
+            assert_eq!(predicted, Outcome::Refuses, "{what}: verify said {verified:?}; the open refused: {e}");
             assert_ne!(
                 policy,
                 CorruptionPolicy::RestoreFromChangelog,
@@ -462,6 +491,7 @@ fn check_restored(
     };
     let wiped = store.stats()[Stat::Wipes as usize] == 1;
     if wiped {
+        assert_eq!(predicted, Outcome::Wipes, "{what}: verify said {verified:?}; the open wiped");
         assert_eq!(policy, CorruptionPolicy::RestoreFromChangelog, "{what}: wiped without a changelog");
         tally.wiped += 1;
     }
@@ -488,6 +518,10 @@ fn check_restored(
         }
         Err(e) => {
             assert!(matches!(e, Error::Damaged { .. }), "{what}: a read failed with {e:?}");
+            assert!(
+                verified.findings.iter().any(|f| f.severity == Severity::Damage),
+                "{what}: a read found damage that verify did not: {verified:?}"
+            );
             match txn_rocksdb::KeyValueStore::open(copy, options) {
                 Ok(again) => {
                     assert_eq!(

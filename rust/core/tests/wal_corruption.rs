@@ -161,6 +161,17 @@ fn a_wal_record_rocksdb_would_loop_on_never_hangs_the_open() {
             }
             std::fs::write(&wal, bytes).unwrap();
             let what = format!("intact records after it: {intact_after}, open at the last commit: {open_at_last}");
+            // the operators' tool reads the same WAL first: it must return, and find the damage
+            let (done, outcome) = std::sync::mpsc::channel();
+            let verifying = dir.path().to_path_buf();
+            std::thread::spawn(move || {
+                let _ = done.send(txn_rocksdb::inspect::verify(&verifying).map_err(|e| e.to_string()));
+            });
+            let verified = outcome
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("{what}: verify did not return within a minute"))
+                .unwrap_or_else(|e| panic!("{what}: verify failed: {e}"));
+            assert!(!verified.findings.is_empty(), "{what}: verify found nothing: {verified:?}");
             match open_with_watchdog(dir.path(), open_at_last)
                 .unwrap_or_else(|| panic!("{what}: the open did not return within a minute"))
             {

@@ -7,6 +7,8 @@
 //! [`Malformed`] error naming what was wrong.
 //!
 //! - [`commit_record`]: the secondary-store strategy's commit record.
+//! - [`inspection`]: the records the operators' tool's natives return (a store's facts, a
+//!   verification, committed entries).
 //! - [`open_options`]: the options record every native store's `open` takes, and the codes of
 //!   its enumerations (strategy, corruption policy, value format).
 //! - [`offsets`]: changelog offsets, the position and the commit record's keys in the `offsets`
@@ -14,6 +16,7 @@
 //! - [`snapshot_calls`]: the records the snapshot natives take and return (location options, a
 //!   restore's request and answer, a snapshot's and a retention's answers).
 //! - [`snapshot_manifest`]: the manifest of a store's snapshot in object storage.
+//! - [`store_kind`]: the kind of store a directory holds, recorded in its `offsets` family.
 //! - [`segment`]: the segment prefix of window and session stores.
 //! - [`window_key`], [`session_key`]: Kafka's window and session store keys (also the changelog keys
 //!   restore decodes).
@@ -26,6 +29,7 @@
 //! - [`wire`]: what crosses JNI (write batches, offsets, iterator chunks, versioned reads).
 
 pub mod commit_record;
+pub mod inspection;
 pub mod offsets;
 pub mod open_options;
 #[doc(hidden)]
@@ -35,6 +39,7 @@ pub mod segment;
 pub mod session_key;
 pub mod snapshot_calls;
 pub mod snapshot_manifest;
+pub mod store_kind;
 pub mod temporary;
 pub mod ttl;
 pub mod value_format;

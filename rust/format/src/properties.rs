@@ -226,8 +226,22 @@ pub fn snapshot_manifest(bytes: &[u8]) {
 pub fn snapshot_manifest_sealed(body: &[u8]) {
     snapshot_manifest(&snapshot_manifest::seal(body));
 }
+/// Any bytes as each record the operators' tool's natives return (`NativeStoreInspection.java`):
+/// what decodes re-encodes to the same bytes (every layout has one encoding).
+pub fn inspection(bytes: &[u8]) {
+    use crate::inspection::{DumpChunk, StoreFacts, Verification};
+    if let Ok(facts) = StoreFacts::decode(bytes) {
+        assert_eq!(facts.encode(), bytes);
+    }
+    if let Ok(verification) = Verification::decode(bytes) {
+        assert_eq!(verification.encode(), bytes);
+    }
+    if let Ok(chunk) = DumpChunk::decode(bytes) {
+        assert_eq!(chunk.encode(), bytes);
+    }
+}
 
-pub const TARGETS: [(&str, Property); 12] = [
+pub const TARGETS: [(&str, Property); 13] = [
     ("commit_record", commit_record),
     ("commit_record_sealed", commit_record_sealed),
     ("changelog_keys", changelog_keys),
@@ -235,6 +249,7 @@ pub const TARGETS: [(&str, Property); 12] = [
     ("jni_wire", jni_wire),
     ("open_options", open_options),
     ("snapshot_calls", snapshot_calls),
+    ("inspection", inspection),
     ("ttl_rows", ttl_rows),
     ("versioned", versioned),
     ("wal", wal),

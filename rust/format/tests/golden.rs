@@ -1,12 +1,16 @@
 //! Golden byte vectors that Java checks against: the Rust side of every layout Java encodes or
 //! decodes itself. Each file under `tests/golden/` is what this test generates; Java's tests read
-//! the same file (`OpenOptionsTest`, `SnapshotCallsTest`, `SegmentedKeysTest`, `ExpiredKeysTest`), so a layout or code
+//! the same file (`OpenOptionsTest`, `SnapshotCallsTest`, `SegmentedKeysTest`, `ExpiredKeysTest`,
+//! `StoreInspectionTest`), so a layout or code
 //! changed on one side
 //! only fails one of them. After a deliberate change, regenerate with
 //! `TXN_BLESS_GOLDEN=1 cargo test -p txn-rocksdb-format --test golden` and change Java to match.
 
 use std::fmt::Write;
 use std::path::Path;
+use txn_rocksdb_format::inspection::{
+    DumpChunk, DumpEntry, Finding, Outcome, Severity, StoreFacts, StoreKind, Verification, NO_TIME,
+};
 use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
 use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
@@ -220,4 +224,89 @@ fn expired_keys_records() {
         writeln!(generated, "{name} {listed} {bytes} {more} {}", hex(&record)).unwrap();
     }
     check("expired_keys.txt", &generated);
+}
+
+/// The operators' tool's records, one per line, `kind name hex`. Java's `StoreInspectionTest`
+/// decodes each and expects the values built here.
+#[test]
+fn inspection_records() {
+    let mut generated = String::new();
+    let mut line =
+        |kind: &str, name: &str, bytes: Vec<u8>| writeln!(generated, "{kind} {name} {}", hex(&bytes)).unwrap();
+    let facts = StoreFacts {
+        kind: Some(StoreKind::Window),
+        value_format: Some(ValueFormat::Timestamped.code()),
+        upgrade_pending: false,
+        time_to_live: false,
+        store_time: NO_TIME,
+        commit_pending: true,
+        uncommitted_pending: true,
+        estimated_keys: 1_234,
+        live_data_bytes: 5 << 30,
+        wal_bytes: 4_096,
+        offsets: vec![
+            (TopicPartition { topic: "app-counts-changelog".into(), partition: 0 }, 41),
+            (TopicPartition { topic: "caf\u{e9}".into(), partition: 7 }, -1),
+        ],
+        findings: vec![
+            Finding { severity: Severity::Note, what: "a note".into() },
+            Finding { severity: Severity::Damage, what: "damage".into() },
+        ],
+    };
+    assert_eq!(StoreFacts::decode(&facts.encode()).as_ref(), Ok(&facts));
+    line("facts", "window", facts.encode());
+    let ttl = StoreFacts {
+        kind: Some(StoreKind::KeyValue),
+        value_format: Some(ValueFormat::Plain.code()),
+        upgrade_pending: true,
+        time_to_live: true,
+        store_time: 1_700_000_000_000,
+        commit_pending: false,
+        uncommitted_pending: false,
+        estimated_keys: 0,
+        live_data_bytes: 0,
+        wal_bytes: 0,
+        offsets: vec![],
+        findings: vec![],
+    };
+    line("facts", "ttl", ttl.encode());
+    let unknown = StoreFacts {
+        kind: None,
+        value_format: None,
+        upgrade_pending: false,
+        time_to_live: false,
+        store_time: NO_TIME,
+        ..ttl
+    };
+    line("facts", "unknown", unknown.encode());
+    let verification = Verification {
+        findings: vec![Finding { severity: Severity::Damage, what: "checksum mismatch".into() }],
+        next_open: vec![
+            (CorruptionPolicy::Refuse, Outcome::Refuses, "damaged".into()),
+            (CorruptionPolicy::OpenAtLastConsistentCommit, Outcome::OpensBeforeDamage, "offsets 3".into()),
+            (CorruptionPolicy::RestoreFromChangelog, Outcome::Wipes, String::new()),
+        ],
+    };
+    assert_eq!(Verification::decode(&verification.encode()).as_ref(), Ok(&verification));
+    line("verification", "damaged", verification.encode());
+    let fine = Verification {
+        findings: vec![],
+        next_open: vec![
+            (CorruptionPolicy::Refuse, Outcome::Opens, String::new()),
+            (CorruptionPolicy::OpenAtLastConsistentCommit, Outcome::RollsForward, String::new()),
+            (CorruptionPolicy::RestoreFromChangelog, Outcome::Opens, String::new()),
+        ],
+    };
+    line("verification", "fine", fine.encode());
+    let chunk = DumpChunk {
+        resume: Some(vec![0x00, 0xff]),
+        entries: vec![
+            DumpEntry { key: b"k1".to_vec(), value: b"v1".to_vec(), first: 10, second: 20 },
+            DumpEntry { key: vec![], value: vec![0xff], first: NO_TIME, second: NO_TIME },
+        ],
+    };
+    assert_eq!(DumpChunk::decode(&chunk.encode()).as_ref(), Ok(&chunk));
+    line("dump", "more", chunk.encode());
+    line("dump", "last", DumpChunk { resume: None, entries: vec![] }.encode());
+    check("inspection.txt", &generated);
 }

@@ -7,7 +7,7 @@
 //! live for the duration of a call.
 
 use crate::ffi::{invalid, NativeError, NativeResult, RawEnv};
-use jni::objects::JByteArray;
+use jni::objects::{JByteArray, JString};
 use jni::sys::{jboolean, jbyte, jbyteArray, jlong, jsize};
 use jni::Env;
 use txn_rocksdb::Error as CoreError;
@@ -54,6 +54,14 @@ pub(crate) fn optional_bytes(env: &Env<'_>, array: &JByteArray<'_>) -> NativeRes
 
 pub(crate) fn required_bytes(env: &Env<'_>, array: &JByteArray<'_>, what: &str) -> NativeResult<Vec<u8>> {
     RawEnv(env.get_raw()).required_bytes(array, what)
+}
+
+/// A Java string argument that must not be null (`what` names it in the error).
+pub(crate) fn required_string(env: &mut Env<'_>, value: &JString<'_>, what: &str) -> NativeResult<String> {
+    if value.is_null() {
+        return Err(invalid(format!("{what} must not be null")));
+    }
+    Ok(value.try_to_string(env)?)
 }
 
 pub(crate) fn to_java<'local>(env: &mut Env<'local>, value: Option<Vec<u8>>) -> NativeResult<JByteArray<'local>> {

@@ -3,7 +3,7 @@
 //! One module per Java class that declares natives, with matching names: `store` ↔
 //! `NativeStore` (what every store kind shares), `key_value` ↔ `NativeKeyValueStore`, `window`
 //! ↔ `NativeWindowStore`, `session` ↔ `NativeSessionStore`, `versioned` ↔ `NativeVersionedStore`, `iterator` ↔ `NativeIterator`,
-//! `library` ↔ `NativeLibrary`, `logging` ↔ `NativeLogging`, `statistics` ↔ `NativeStoreStatistics`, `tuning` ↔ `NativeTuning`, `snapshot_location` ↔ `NativeSnapshotLocation`. Every exported function (grep `Java_dev_txnrocksdb_`) converts its
+//! `library` ↔ `NativeLibrary`, `logging` ↔ `NativeLogging`, `statistics` ↔ `NativeStoreStatistics`, `tuning` ↔ `NativeTuning`, `snapshot_location` ↔ `NativeSnapshotLocation`, `inspection` ↔ `NativeStoreInspection`. Every exported function (grep `Java_dev_txnrocksdb_`) converts its
 //! arguments, calls the engine and converts the result, inside [`ffi::run`], which catches panics
 //! and turns every error into a specific Java exception, so nothing unwinds into the JVM.
 //!
@@ -16,6 +16,7 @@
 mod codec;
 mod ffi;
 mod handles;
+mod inspection;
 mod iterator;
 mod key_value;
 mod library;

@@ -12,7 +12,7 @@ use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
 use txn_rocksdb::segmented::SegmentOptions;
-use txn_rocksdb::session::{SessionQuery, SessionStore};
+use txn_rocksdb::session::SessionQuery;
 use txn_rocksdb::AnyStore;
 
 #[unsafe(no_mangle)]
@@ -27,7 +27,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSes
     run(&mut env, |env| {
         let (path, options) = open_options(env, &path, &options)?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
-        Ok(store_handle(AnyStore::Session(SessionStore::open(&path, options, geometry)?)))
+        Ok(store_handle(AnyStore::open_session(&path, options, geometry)?))
     })
 }
 

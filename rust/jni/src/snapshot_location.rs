@@ -12,11 +12,11 @@
 //! on it returned; `cancel` may run while `upload` runs on another thread (both only borrow).
 
 use crate::ffi::{invalid, run, NativeResult};
-use crate::handles::{borrow, free, into_handle, required_bytes, to_java};
+use crate::handles::{borrow, free, into_handle, required_bytes, required_string, to_java};
 use crate::store::store;
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jint, jlong};
-use jni::{Env, EnvUnowned};
+use jni::EnvUnowned;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use txn_rocksdb::snapshot::{self, Location, Prepared};
@@ -30,13 +30,6 @@ pub(crate) struct PreparedHandle {
 
 fn location<'a>(handle: jlong) -> NativeResult<&'a Location> {
     borrow(handle, "snapshot location")
-}
-
-fn string(env: &mut Env<'_>, value: &JString<'_>, what: &str) -> NativeResult<String> {
-    if value.is_null() {
-        return Err(invalid(format!("{what} must not be null")));
-    }
-    Ok(value.try_to_string(env)?)
 }
 
 /// Opens the location the options record describes (the format crate's `LocationOptions`; what
@@ -103,7 +96,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     store_id: JString<'l>,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
-        let store_id = string(env, &store_id, "store id")?;
+        let store_id = required_string(env, &store_id, "store id")?;
         let prepared: &PreparedHandle = borrow(prepared_handle, "prepared snapshot")?;
         let taken = prepared.prepared.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).take();
         let taken = taken.ok_or_else(|| invalid("this prepared snapshot was already sent"))?;
@@ -147,7 +140,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     keep: jint,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
-        let store_id = string(env, &store_id, "store id")?;
+        let store_id = required_string(env, &store_id, "store id")?;
         let prepared: &PreparedHandle = borrow(prepared_handle, "prepared snapshot")?;
         let answer = snapshot::retain_requested(location(handle)?, &store_id, keep, &prepared.cancel)?;
         to_java(env, Some(answer.encode()))

@@ -15,7 +15,7 @@ use crate::store::{open_options, store, store_handle};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jlong};
 use jni::EnvUnowned;
-use txn_rocksdb::versioned::{VersionedDelete, VersionedOptions, VersionedRecord, VersionedStore};
+use txn_rocksdb::versioned::{VersionedDelete, VersionedOptions, VersionedRecord};
 use txn_rocksdb::AnyStore;
 
 /// The records as `NativeVersionedStore` decodes them; `None` when there are none.
@@ -41,7 +41,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeVer
     run(&mut env, |env| {
         let (path, options) = open_options(env, &path, &options)?;
         let geometry = VersionedOptions { history_retention_ms, segment_interval_ms };
-        Ok(store_handle(AnyStore::Versioned(VersionedStore::open(&path, options, geometry)?)))
+        Ok(store_handle(AnyStore::open_versioned(&path, options, geometry)?))
     })
 }
 

@@ -12,7 +12,7 @@ use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jint, jlong};
 use jni::EnvUnowned;
 use txn_rocksdb::segmented::{RetentionEdge, SegmentOptions};
-use txn_rocksdb::window::{WindowQuery, WindowStore};
+use txn_rocksdb::window::WindowQuery;
 use txn_rocksdb::AnyStore;
 
 #[unsafe(no_mangle)]
@@ -29,7 +29,7 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeWin
         let (path, options) = open_options(env, &path, &options)?;
         let geometry = SegmentOptions { retention_ms, segment_interval_ms };
         let edge = if flag(retention_edge_included) { RetentionEdge::Included } else { RetentionEdge::Excluded };
-        Ok(store_handle(AnyStore::Window(WindowStore::open_with_edge(&path, options, geometry, edge)?)))
+        Ok(store_handle(AnyStore::open_window(&path, options, geometry, edge)?))
     })
 }
 

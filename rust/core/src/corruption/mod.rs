@@ -9,8 +9,9 @@ mod damaged;
 mod policy;
 mod wal;
 
-pub(crate) use damaged::{rocks_error, wipe};
+pub(crate) use damaged::{is_corruption, rocks_error, wipe, DAMAGED_FILE};
 pub use policy::CorruptionPolicy;
+pub(crate) use wal::{scan_wals, wal_hole, WalScan};
 
 use crate::error::{Error, Result};
 use crate::options::Opening;

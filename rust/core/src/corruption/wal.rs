@@ -6,12 +6,12 @@
 use super::damaged::{is_corruption, rocks_error};
 use super::policy::{self, CorruptionPolicy};
 use crate::error::{Error, Result};
-use crate::offsets::{decode_offsets, offset_entries};
+use crate::offsets::{after_commit, decode_offsets, offset_entries};
 use crate::options::{Opening, OFFSETS_CF};
 use rust_rocksdb::{DBRecoveryMode, DB};
 use std::path::{Path, PathBuf};
 use txn_rocksdb_format::commit_record::CommitRecord;
-use txn_rocksdb_format::offsets::{is_offset_key, TopicPartition, COMMIT_RECORD_KEY};
+use txn_rocksdb_format::offsets::{TopicPartition, COMMIT_RECORD_KEY};
 
 /// The open failed with `corruption`. If the instance opens read-only at the point in time
 /// before a damaged WAL record (so the damage is in the WAL, not in an SST file or the
@@ -58,12 +58,12 @@ pub(super) fn open_after_corruption(opening: &Opening<'_>, corruption: String, p
 /// A WAL file damaged before its end (see `txn_rocksdb_format::wal`), found before RocksDB
 /// replays it: RocksDB 11.12's log reader can loop forever on some garbled records, in every
 /// recovery mode.
-pub(super) struct WalDamage {
+pub(crate) struct WalDamage {
     /// The WAL files in replay order: the damaged one first, then every newer one.
-    files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Where the intact records of the damaged file end.
-    at: usize,
-    message: String,
+    pub(crate) at: usize,
+    pub(crate) message: String,
 }
 
 /// The store's WAL files, oldest first (RocksDB numbers them in creation order).
@@ -84,40 +84,64 @@ fn wal_paths(path: &Path) -> Vec<PathBuf> {
     files.into_iter().map(|(_, path)| path).collect()
 }
 
+/// What a scan of a store's WAL files found ([`scan_wals`]), before RocksDB reads any.
+pub(crate) enum WalScan {
+    Intact,
+    /// The newest file ends in a record cut short or garbled, with nothing intact after it (a
+    /// write cut short by a crash: no commit was acknowledged from it). RocksDB would drop it, but
+    /// must not read a garbled record at all: it is cut off before RocksDB opens the store.
+    TornTail {
+        file: PathBuf,
+        at: usize,
+        message: String,
+    },
+    /// A file damaged before its end.
+    Damaged(WalDamage),
+}
+
 /// The first WAL file whose records are damaged before its end: garbled records with intact ones
 /// after them, or an older file cut short (RocksDB's tolerant mode would replay the newer files
-/// around the gap). The newest file's torn end (a last record cut short or garbled, with nothing
-/// intact after it: no commit was acknowledged from it) is cut off here, as RocksDB would drop it,
-/// because RocksDB must not read a garbled record at all.
-pub(super) fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
-    use txn_rocksdb_format::wal::{scan, WalScan};
+/// around the gap); or the newest file's torn end. Reads only.
+pub(crate) fn scan_wals(path: &Path) -> WalScan {
+    use txn_rocksdb_format::wal::{scan, WalScan as Records};
     let files = wal_paths(path);
     for (i, file) in files.iter().enumerate() {
         let Ok(bytes) = std::fs::read(file) else { continue };
         let newest = i + 1 == files.len();
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let (at, what) = match scan(&bytes) {
-            WalScan::Intact => continue,
-            WalScan::TornTail { at } if newest => {
-                log::info!(
-                    "store {}: WAL file {name} ends in a record cut short at byte {at}; cut there",
-                    path.display()
-                );
-                write_synced(file, &bytes[..at]).map_err(|e| Error::storage(path, "", e))?;
-                continue;
+            Records::Intact => continue,
+            Records::TornTail { at } if newest => {
+                let message = format!("WAL file {name} ends in a record cut short at byte {at}");
+                return WalScan::TornTail { file: file.clone(), at, message };
             }
-            WalScan::TornTail { at } => {
+            Records::TornTail { at } => {
                 (at, format!("it ends in a record cut short at byte {at}, before newer WAL files"))
             }
-            WalScan::Damaged { at, reason } => (at, reason),
+            Records::Damaged { at, reason } => (at, reason),
         };
-        return Ok(Some(WalDamage {
+        return WalScan::Damaged(WalDamage {
             files: files[i..].to_vec(),
             at,
             message: format!("WAL file {name} ({} bytes) is damaged: {what}", bytes.len()),
-        }));
+        });
     }
-    Ok(None)
+    WalScan::Intact
+}
+
+/// The first WAL file damaged before its end ([`scan_wals`]). The newest file's torn end is cut
+/// off here, as RocksDB would drop it, because RocksDB must not read a garbled record at all.
+pub(super) fn damaged_wal(path: &Path) -> Result<Option<WalDamage>> {
+    match scan_wals(path) {
+        WalScan::Intact => Ok(None),
+        WalScan::TornTail { file, at, message } => {
+            log::info!("store {}: {message}; cut there", path.display());
+            let bytes = std::fs::read(&file).map_err(|e| Error::storage(path, "", e))?;
+            write_synced(&file, &bytes[..at.min(bytes.len())]).map_err(|e| Error::storage(path, "", e))?;
+            Ok(None)
+        }
+        WalScan::Damaged(damage) => Ok(Some(damage)),
+    }
 }
 
 /// Handles a damaged WAL before RocksDB reads it. The commits before the damage are the intact
@@ -208,7 +232,7 @@ fn offsets_before(opening: &Opening<'_>, damage: &WalDamage, kept: &[u8]) -> Res
 /// read-only in both modes, a hole shows as two different commits: `PointInTime` stops at the cut.
 /// Then the damage is described (the open goes on as for a damaged WAL); else `None`. A single WAL
 /// (the usual case) needs no check: its cut end is a torn tail.
-pub(super) fn wal_hole(opening: &Opening<'_>) -> Option<String> {
+pub(crate) fn wal_hole(opening: &Opening<'_>) -> Option<String> {
     let path = opening.path;
     let wals = wal_files(path);
     if wals.split(", ").filter(|name| !name.is_empty()).count() < 2 {
@@ -230,17 +254,12 @@ pub(super) fn wal_hole(opening: &Opening<'_>) -> Option<String> {
 
 /// The changelog offsets of the commit `rocks` opens at: those of a secondary-store commit whose
 /// copy was cut short (recovery completes it), else the committed ones.
-fn consistent_offsets(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
+pub(crate) fn consistent_offsets(rocks: &DB, path: &Path) -> Result<Vec<(TopicPartition, i64)>> {
     let family = rocks.cf_handle(OFFSETS_CF).expect("offsets column family is created at open");
     let in_progress = rocks.get_pinned_cf(family, COMMIT_RECORD_KEY).map_err(|e| rocks_error(path, e))?;
     let mut entries = offset_entries(rocks).map_err(|e| rocks_error(path, e))?;
     if let Some(Ok(record)) = in_progress.map(|bytes| CommitRecord::decode(&bytes)) {
-        for (key, value) in record.offset_writes.into_iter().filter(|(key, _)| is_offset_key(key)) {
-            match value {
-                Some(value) => entries.insert(key, value),
-                None => entries.remove(&key),
-            };
-        }
+        entries = after_commit(entries, &record);
     }
     decode_offsets(&entries, path)
 }

@@ -26,6 +26,7 @@
 //! ([`CommittedView`]).
 
 mod commit_file;
+pub(crate) use commit_file::{read as read_commit_file, FILE_NAME as COMMIT_FILE_NAME};
 mod ingest;
 mod keys;
 mod merge;

@@ -216,3 +216,23 @@ pub fn newest_wal(dir: &Path) -> PathBuf {
     logs.sort();
     logs.pop().expect("a WAL file")
 }
+
+/// Every file under `dir` (recursively) with its bytes and modification time: equal before and
+/// after means nothing in the directory was written.
+pub fn fingerprint(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(next) = dirs.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                dirs.push(entry.path());
+            } else {
+                out.push((entry.path(), std::fs::read(entry.path()).unwrap(), meta.modified().unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -11,11 +11,13 @@
  * {@link dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation} and
  * {@link dev.txnrocksdb.streams.internals.nativeapi.PreparedSnapshot} ({@code snapshot_location.rs}),
  * {@link dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics} ({@code statistics.rs}),
+ * {@link dev.txnrocksdb.streams.internals.nativeapi.NativeStoreInspection} ({@code inspection.rs}, for
+ * the operators' tool),
  * {@link dev.txnrocksdb.streams.internals.nativeapi.NativeTuning} ({@code tuning.rs}),
  * {@link dev.txnrocksdb.streams.internals.nativeapi.NativeLogging} ({@code logging.rs}),
  * {@code NativeLibrary} and {@code LibraryVersion} ({@code library.rs}). The records and wire
  * formats they exchange are the format crate's ({@code OpenOptions}, {@code SnapshotCalls},
- * {@code BatchEncoder}, {@code OffsetsCodec}). No raw native handle leaves this package: callers
+ * {@code StoreInspection}, {@code BatchEncoder}, {@code OffsetsCodec}). No raw native handle leaves this package: callers
  * use the typed methods of the store and iterator objects.
  *
  * <p><b>Not API.</b> This package is an implementation detail of txn-rocksdb; its classes may
