@@ -158,35 +158,23 @@ fn next_open(
     let offsets = reached.map_or_else(|| "unknown".to_owned(), |(offsets, _)| describe_offsets(offsets));
     let heals = policy == CorruptionPolicy::RestoreFromChangelog;
     match damage {
-        Damage::Marked(what) | Damage::Files(what) if heals => (
-            Outcome::Wipes,
-            format!("{what}: deletes the store's files and opens it empty, for its changelog to restore all of it"),
-        ),
+        Damage::Marked(what) | Damage::Files(what) if heals => (Outcome::Wipes, what.clone()),
         Damage::Marked(what) | Damage::Files(what) => (Outcome::Refuses, what.clone()),
         Damage::Wal(what) if policy == CorruptionPolicy::Refuse => {
             (Outcome::Refuses, format!("{what}; the last commit before the damage has changelog offsets {offsets}"))
         }
-        Damage::Wal(_) => (
-            Outcome::OpensBeforeDamage,
-            format!(
-                "opens at the last commit before the damage, changelog offsets {offsets}; the changelog restores the \
-                 later commits"
-            ),
-        ),
+        Damage::Wal(_) => (Outcome::OpensBeforeDamage, format!("changelog offsets {offsets}")),
         Damage::None => match (unread, reached) {
             (Some(what), _) => (
                 Outcome::Opens,
                 format!(
-                    "opens ({what}; RocksDB checks a block only when it reads it): the first read of the damaged data \
-                     fails and marks the store damaged, and the open after that {}",
+                    "{what}; RocksDB checks a block only when it reads it, so the first read of the damaged data fails \
+                     and marks the store damaged, and the open after that {}",
                     if heals { "deletes its files for its changelog to restore" } else { "refuses" }
                 ),
             ),
-            (None, Some((_, true))) => (
-                Outcome::RollsForward,
-                format!("rolls a secondary-store commit forward and opens at changelog offsets {offsets}"),
-            ),
-            (None, _) => (Outcome::Opens, format!("opens at changelog offsets {offsets}")),
+            (None, Some((_, true))) => (Outcome::RollsForward, format!("changelog offsets {offsets}")),
+            (None, _) => (Outcome::Opens, format!("changelog offsets {offsets}")),
         },
     }
 }

@@ -49,7 +49,9 @@ class ToolTest {
     @Test
     void theToolInspectsVerifiesAndDumpsRealStateAndNeverTouchesAStoreInUse() throws Exception {
         long t0 = System.nanoTime();
-        Path tool = Path.of(System.getProperty("it.tool.jar", "../tool/target/txn-rocksdb-tool-0.1.0-SNAPSHOT.jar"));
+        String jar = System.getProperty("it.tool.jar");
+        assertTrue(jar != null, "it.tool.jar: the tool's jar (tests/pom.xml sets it)");
+        Path tool = Path.of(jar);
         assertTrue(Files.isRegularFile(tool), "the tool's jar (the tool module's build): " + tool);
         try (BrokerFixture kafka = BrokerFixture.start("tool")) {
             List<String> topics = new ArrayList<>(List.of(EosCrashApp.INPUT));
@@ -158,10 +160,28 @@ class ToolTest {
                 }
                 assertEquals(input.expKv, dumped, "dump shows the committed counts");
                 say("  dump: " + dumped.size() + " words, every count as committed");
+                // the text outputs, kept for a look (target/ of the tests module; the README's examples)
+                Path examples = Files.createDirectories(Path.of("target", "tool-examples"));
+                Files.writeString(
+                        examples.resolve("inspect.txt"),
+                        run(tool, List.of("inspect", app.resolve("0_0").toString())).out);
+                Files.writeString(
+                        examples.resolve("dump.txt"),
+                        run(
+                                        tool,
+                                        List.of(
+                                                "dump",
+                                                app.resolve("0_1")
+                                                        .resolve(EosCrashApp.WINDOW_STORE)
+                                                        .toString(),
+                                                "--limit",
+                                                "3"))
+                                .out);
 
                 // verify: clean, then a data file damaged in the middle
                 Run clean = run(tool, List.of("verify", store.toString()));
                 assertEquals(0, clean.exit, clean.toString());
+                Files.writeString(examples.resolve("verify.txt"), clean.out);
                 // a data file garbled: the store's data is in its write-ahead log (the
                 // stopped store's memtables were never flushed) or in an SST file
                 Path file;
@@ -184,6 +204,7 @@ class ToolTest {
                 Run damaged = run(tool, List.of("verify", store.toString()));
                 assertEquals(1, damaged.exit, damaged.toString());
                 assertTrue(damaged.out.contains("DAMAGE"), damaged.toString());
+                Files.writeString(examples.resolve("verify-damaged.txt"), damaged.out);
                 say("  verify: clean exit 0; " + file.getFileName() + " garbled in its first block: exit 1");
 
                 // a secondary-store transaction that spilled, cut short by kill -9
