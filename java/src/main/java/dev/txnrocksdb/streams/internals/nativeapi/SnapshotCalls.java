@@ -1,6 +1,5 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -262,7 +261,7 @@ public final class SnapshotCalls {
         /** Milliseconds it waited for the location with no byte arriving (what it took of its patience). */
         public final long waitedMs;
 
-        private Restored(Decoder in) {
+        private Restored(RecordDecoder in) {
             this.seq = in.getLong();
             this.files = in.getLong();
             this.bytes = in.getLong();
@@ -275,7 +274,7 @@ public final class SnapshotCalls {
             if (bytes == null) {
                 return null;
             }
-            Decoder in = new Decoder(bytes, "snapshot restore answer");
+            RecordDecoder in = new RecordDecoder(bytes, "snapshot restore answer", VERSION);
             return in.end(new Restored(in));
         }
     }
@@ -299,7 +298,7 @@ public final class SnapshotCalls {
         /** The changelog offsets it holds. */
         public final Map<TopicPartition, Long> offsets;
 
-        private Taken(Decoder in) {
+        private Taken(RecordDecoder in) {
             this.seq = in.getLong();
             this.files = in.getLong();
             this.objectsSent = in.getLong();
@@ -310,7 +309,7 @@ public final class SnapshotCalls {
             int count = in.count(16);
             Map<TopicPartition, Long> read = new LinkedHashMap<>();
             for (int i = 0; i < count; i++) {
-                String topic = in.str();
+                String topic = in.str("a topic");
                 int partition = in.getInt();
                 read.put(new TopicPartition(topic, partition), in.getLong());
             }
@@ -318,7 +317,7 @@ public final class SnapshotCalls {
         }
 
         static Taken decode(byte[] bytes) {
-            Decoder in = new Decoder(bytes, "snapshot take answer");
+            RecordDecoder in = new RecordDecoder(bytes, "snapshot take answer", VERSION);
             return in.end(new Taken(in));
         }
 
@@ -335,13 +334,13 @@ public final class SnapshotCalls {
         /** Objects no kept snapshot references, deleted. */
         public final long objectsDeleted;
 
-        private Retained(Decoder in) {
+        private Retained(RecordDecoder in) {
             this.manifestsDeleted = in.getLong();
             this.objectsDeleted = in.getLong();
         }
 
         static Retained decode(byte[] bytes) {
-            Decoder in = new Decoder(bytes, "snapshot retain answer");
+            RecordDecoder in = new RecordDecoder(bytes, "snapshot retain answer", VERSION);
             return in.end(new Retained(in));
         }
     }
@@ -378,71 +377,6 @@ public final class SnapshotCalls {
 
         byte[] bytes() {
             return out.toByteArray();
-        }
-    }
-
-    /**
-     * Reads an answer; one that does not follow its layout (which only a native library from
-     * another build can send) is an {@link IllegalStateException} naming the record.
-     */
-    private static final class Decoder {
-        private final ByteBuffer in;
-        private final String what;
-
-        Decoder(byte[] bytes, String what) {
-            this.in = ByteBuffer.wrap(Objects.requireNonNull(bytes, what));
-            this.what = what;
-            byte version = next(() -> in.get());
-            if (version != VERSION) {
-                throw malformed("version " + version + ", expected " + VERSION
-                        + " (the Java classes and the native library differ)");
-            }
-        }
-
-        long getLong() {
-            return next(in::getLong);
-        }
-
-        int getInt() {
-            return next(in::getInt);
-        }
-
-        /** A list's count, each entry at least {@code minEntry} bytes. */
-        int count(int minEntry) {
-            int count = getInt();
-            if (count < 0 || (long) count * minEntry > in.remaining()) {
-                throw malformed(count + " entries do not fit in the " + in.remaining() + " bytes left");
-            }
-            return count;
-        }
-
-        String str() {
-            int length = getInt();
-            if (length < 0 || length > in.remaining()) {
-                throw malformed("a string of " + length + " bytes, " + in.remaining() + " left");
-            }
-            byte[] bytes = new byte[length];
-            in.get(bytes);
-            return new String(bytes, StandardCharsets.UTF_8);
-        }
-
-        <T> T end(T record) {
-            if (in.hasRemaining()) {
-                throw malformed(in.remaining() + " bytes after the record");
-            }
-            return record;
-        }
-
-        private <T> T next(java.util.function.Supplier<T> read) {
-            try {
-                return read.get();
-            } catch (BufferUnderflowException e) {
-                throw malformed("truncated");
-            }
-        }
-
-        private IllegalStateException malformed(String why) {
-            return new IllegalStateException(what + ": " + why);
         }
     }
 }

@@ -1,8 +1,5 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import java.nio.BufferUnderflowException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -151,11 +148,11 @@ public final class StoreInspection {
 
         /** Decodes the record {@code facts0} returns. */
         static Facts decode(byte[] bytes) {
-            Decoder in = new Decoder(bytes, WHAT);
+            RecordDecoder in = new RecordDecoder(bytes, WHAT, VERSION);
             int kindCode = in.u8();
-            StoreKind kind = kindCode == 0 ? null : in.kind(kindCode);
+            StoreKind kind = kindCode == 0 ? null : kindOf(in, kindCode);
             int formatCode = in.u8();
-            ValueFormat valueFormat = formatCode == NO_VALUE_FORMAT ? null : in.valueFormat(formatCode);
+            ValueFormat valueFormat = formatCode == NO_VALUE_FORMAT ? null : valueFormatOf(in, formatCode);
             boolean upgradePending = in.flag("upgradePending");
             boolean timeToLive = in.flag("timeToLive");
             long storeTime = in.getLong();
@@ -171,7 +168,7 @@ public final class StoreInspection {
                 int partition = in.getInt();
                 offsets.put(new TopicPartition(topic, partition), in.getLong());
             }
-            List<Finding> findings = in.findings();
+            List<Finding> findings = readFindings(in);
             return in.end(new Facts(
                     kind,
                     valueFormat,
@@ -224,13 +221,13 @@ public final class StoreInspection {
 
         /** Decodes the record {@code verify0} returns. */
         static Verification decode(byte[] bytes) {
-            Decoder in = new Decoder(bytes, WHAT);
-            List<Finding> findings = in.findings();
+            RecordDecoder in = new RecordDecoder(bytes, WHAT, VERSION);
+            List<Finding> findings = readFindings(in);
             int count = in.count(6);
             List<NextOpen> nextOpen = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                CorruptionPolicy policy = in.policy(in.u8());
-                Outcome outcome = in.outcome(in.u8());
+                CorruptionPolicy policy = policyOf(in, in.u8());
+                Outcome outcome = outcomeOf(in, in.u8());
                 nextOpen.add(new NextOpen(policy, outcome, in.str("an outcome's detail")));
             }
             return in.end(new Verification(findings, nextOpen));
@@ -271,7 +268,7 @@ public final class StoreInspection {
 
         /** Decodes the record {@code dump0} returns. */
         static DumpChunk decode(byte[] bytes) {
-            Decoder in = new Decoder(bytes, WHAT);
+            RecordDecoder in = new RecordDecoder(bytes, WHAT, VERSION);
             byte[] resume = in.bytes(true);
             int count = in.count(24);
             List<DumpEntry> entries = new ArrayList<>(count);
@@ -289,153 +286,54 @@ public final class StoreInspection {
         return findings.stream().anyMatch(finding -> finding.severity() == Severity.DAMAGE);
     }
 
-    /**
-     * Reads a record; one that does not follow its layout (which only a native library from
-     * another build can send) is an {@link IllegalStateException} naming the record and what was
-     * wrong.
-     */
-    private static final class Decoder {
-        private final ByteBuffer in;
-        private final String what;
+    private static List<Finding> readFindings(RecordDecoder in) {
+        int count = in.count(5);
+        List<Finding> findings = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            Severity severity = severityOf(in, in.u8());
+            findings.add(new Finding(severity, in.str("a finding")));
+        }
+        return findings;
+    }
 
-        Decoder(byte[] bytes, String what) {
-            this.in = ByteBuffer.wrap(Objects.requireNonNull(bytes, what));
-            this.what = what;
-            byte version = next(() -> in.get());
-            if (version != VERSION) {
-                throw malformed("version " + version + ", expected " + VERSION
-                        + " (the Java classes and the native library differ)");
+    private static StoreKind kindOf(RecordDecoder in, int code) {
+        for (StoreKind kind : StoreKind.values()) {
+            if (kind.code() == code) {
+                return kind;
             }
         }
+        throw in.malformed("unknown store kind " + code);
+    }
 
-        int u8() {
-            return Byte.toUnsignedInt(next(() -> in.get()));
-        }
-
-        long getLong() {
-            return next(in::getLong);
-        }
-
-        int getInt() {
-            return next(in::getInt);
-        }
-
-        boolean flag(String name) {
-            int value = u8();
-            if (value > 1) {
-                throw malformed(name + " is " + value + ", neither 0 nor 1");
-            }
-            return value == 1;
-        }
-
-        /** A list's count, each entry at least {@code minEntry} bytes. */
-        int count(int minEntry) {
-            int count = getInt();
-            if (count < 0 || (long) count * minEntry > in.remaining()) {
-                throw malformed(count + " entries do not fit in the " + in.remaining() + " bytes left");
-            }
-            return count;
-        }
-
-        /** A byte string {@code [int32 len][bytes]}; length -1 is null where {@code nullable}. */
-        byte[] bytes(boolean nullable) {
-            int length = getInt();
-            if (length == -1 && nullable) {
-                return null;
-            }
-            if (length < 0 || length > in.remaining()) {
-                throw malformed("a byte string of " + length + " bytes, " + in.remaining() + " left");
-            }
-            byte[] bytes = new byte[length];
-            in.get(bytes);
-            return bytes;
-        }
-
-        String str(String name) {
-            int length = getInt();
-            if (length < 0 || length > in.remaining()) {
-                throw malformed(name + " of " + length + " bytes, " + in.remaining() + " left");
-            }
-            byte[] bytes = new byte[length];
-            in.get(bytes);
-            try {
-                return StandardCharsets.UTF_8
-                        .newDecoder()
-                        .decode(ByteBuffer.wrap(bytes))
-                        .toString();
-            } catch (java.nio.charset.CharacterCodingException e) {
-                throw malformed(name + " is not UTF-8");
+    private static ValueFormat valueFormatOf(RecordDecoder in, int code) {
+        for (ValueFormat format : ValueFormat.values()) {
+            if (format.code() == code) {
+                return format;
             }
         }
+        throw in.malformed("unknown value format " + code);
+    }
 
-        List<Finding> findings() {
-            int count = count(5);
-            List<Finding> findings = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                Severity severity = severity(u8());
-                findings.add(new Finding(severity, str("a finding")));
-            }
-            return findings;
+    private static Severity severityOf(RecordDecoder in, int code) {
+        if (code >= Severity.values().length) {
+            throw in.malformed("unknown finding severity " + code);
         }
+        return Severity.values()[code];
+    }
 
-        StoreKind kind(int code) {
-            for (StoreKind kind : StoreKind.values()) {
-                if (kind.code() == code) {
-                    return kind;
-                }
-            }
-            throw malformed("unknown store kind " + code);
-        }
-
-        ValueFormat valueFormat(int code) {
-            for (ValueFormat format : ValueFormat.values()) {
-                if (format.code() == code) {
-                    return format;
-                }
-            }
-            throw malformed("unknown value format " + code);
-        }
-
-        Severity severity(int code) {
-            if (code >= Severity.values().length) {
-                throw malformed("unknown finding severity " + code);
-            }
-            return Severity.values()[code];
-        }
-
-        CorruptionPolicy policy(int code) {
-            for (CorruptionPolicy policy : CorruptionPolicy.values()) {
-                if (policy.code() == code) {
-                    return policy;
-                }
-            }
-            throw malformed("unknown damage policy " + code);
-        }
-
-        Outcome outcome(int code) {
-            if (code >= Outcome.values().length) {
-                throw malformed("unknown outcome " + code);
-            }
-            return Outcome.values()[code];
-        }
-
-        <T> T end(T record) {
-            if (in.hasRemaining()) {
-                throw malformed(in.remaining() + " bytes after the record");
-            }
-            return record;
-        }
-
-        private <T> T next(java.util.function.Supplier<T> read) {
-            try {
-                return read.get();
-            } catch (BufferUnderflowException e) {
-                throw malformed("truncated");
+    private static CorruptionPolicy policyOf(RecordDecoder in, int code) {
+        for (CorruptionPolicy policy : CorruptionPolicy.values()) {
+            if (policy.code() == code) {
+                return policy;
             }
         }
+        throw in.malformed("unknown damage policy " + code);
+    }
 
-        private IllegalStateException malformed(String why) {
-            return new IllegalStateException(what + ": " + why);
+    private static Outcome outcomeOf(RecordDecoder in, int code) {
+        if (code >= Outcome.values().length) {
+            throw in.malformed("unknown outcome " + code);
         }
+        return Outcome.values()[code];
     }
 }
