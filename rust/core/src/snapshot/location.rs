@@ -5,6 +5,7 @@
 //! (`io.rs`), each bounded by the location's request timeout and by the caller's [`Stop`].
 
 use super::io::{self, Stop, Stopped};
+use super::progress::Progress;
 use crate::error::{Error, Result};
 use bytes::Bytes;
 use futures_util::TryStreamExt;
@@ -349,24 +350,33 @@ impl Location {
 
     /// Downloads files into new local files (each the objects of its parts, in order, and the local
     /// file), up to `concurrency` files at a time, each streamed to disk (never held in memory
-    /// whole) and synced. Returns, in order, each file's parts' sizes and crc32c and the whole
+    /// whole) and synced, every byte counted in `progress`. Returns, in order, each file's parts' sizes and crc32c and the whole
     /// file's crc32c, or `None` where an object does not exist; fails as a whole when `stop` ends it.
     pub(crate) fn get_files(
         &self,
         files: &[(Vec<ObjectPath>, std::path::PathBuf)],
         concurrency: usize,
         stop: Stop<'_>,
+        progress: &Progress,
     ) -> Result<Vec<Result<Option<Fetched>>>> {
         use futures_util::StreamExt;
         self.run(stop, async {
-            Ok(futures_util::stream::iter(files.iter().map(|(objects, file)| self.get_file(objects, file, stop)))
-                .buffered(concurrency.max(1))
-                .collect()
-                .await)
+            Ok(futures_util::stream::iter(
+                files.iter().map(|(objects, file)| self.get_file(objects, file, stop, progress)),
+            )
+            .buffered(concurrency.max(1))
+            .collect()
+            .await)
         })
     }
 
-    async fn get_file(&self, objects: &[ObjectPath], file: &Path, stop: Stop<'_>) -> Result<Option<Fetched>> {
+    async fn get_file(
+        &self,
+        objects: &[ObjectPath],
+        file: &Path,
+        stop: Stop<'_>,
+        progress: &Progress,
+    ) -> Result<Option<Fetched>> {
         use std::io::Write;
         let local =
             |object: &ObjectPath, e: std::io::Error| self.local_err(object, format!("writing {}", file.display()), e);
@@ -388,6 +398,7 @@ impl Location {
                 if let Some(patience) = stop.patience {
                     patience.received(chunk.len() as u64);
                 }
+                progress.received(chunk.len() as u64);
                 crc = txn_rocksdb_format::wal::crc32c_extend(crc, &chunk);
                 fetched.crc32c = txn_rocksdb_format::wal::crc32c_extend(fetched.crc32c, &chunk);
                 size += chunk.len() as u64;

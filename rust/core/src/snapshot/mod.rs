@@ -25,13 +25,15 @@
 //! Waiting is bounded everywhere (`io.rs`): each request by the location's request timeout, a
 //! restore by its [`RestoreBudget`] (the waiting it puts up with, a deadline), an upload by its
 //! cancel flag; a location that went unanswered is skipped for a while (`LocationSettings`). Every
-//! location of a process shares one I/O runtime of [`io_threads`] threads.
+//! location of a process shares one I/O runtime of [`io_threads`] threads. A download still running
+//! after 10 s logs how far it came every 10 s (`progress.rs`).
 
 mod calls;
 mod io;
 mod layout;
 mod local;
 mod location;
+mod progress;
 mod restore;
 mod retention;
 mod sent;

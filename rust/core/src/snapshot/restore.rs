@@ -4,6 +4,7 @@ use super::io::{Patience, Stop};
 use super::layout::{manifest_seq, FILES, SNAPSHOTS};
 use super::local::local_err;
 use super::location::Location;
+use super::progress::{self, Progress};
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
 use crate::RowLayout;
@@ -158,7 +159,7 @@ fn restore_into(
                     }
                 }));
             }
-            fetch(location, store_id, &manifest, staging, stop)?;
+            fetch(location, store_id, &manifest, dir, staging, stop)?;
             Ok(manifest)
         });
         match fetched {
@@ -211,7 +212,7 @@ enum Unusable {
     Stopped(Error),
 }
 
-/// Downloads every file of `manifest` into `staging` ([`DOWNLOADS_AT_ONCE`] at a time, each
+/// Downloads every file of `manifest` into `staging` for the store in `dir` ([`DOWNLOADS_AT_ONCE`] at a time, each
 /// streamed to disk), each checked against its size and checksum. Any failure (a missing or
 /// damaged object, the object store or the local disk failing) makes the snapshot unusable, so a
 /// location that is down falls back to the changelog.
@@ -219,6 +220,7 @@ fn fetch(
     location: &Location,
     store_id: &str,
     manifest: &Manifest,
+    dir: &Path,
     staging: &Path,
     stop: Stop<'_>,
 ) -> std::result::Result<(), Unusable> {
@@ -232,7 +234,10 @@ fn fetch(
         }
         objects.push((parts, staging.join(&file.name)));
     }
-    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE, stop).map_err(Unusable::Stopped)?;
+    let total = manifest.files.iter().map(|file| file.size).sum();
+    let progress = Progress::new(dir, manifest.seq, total, progress::INTERVAL);
+    let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE, stop, &progress).map_err(Unusable::Stopped)?;
+    progress.finish();
     for ((file, (parts, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {
         let unusable = |why: String| Unusable::Snapshot(why);
         let Some(fetched) = result.map_err(failed)? else {
