@@ -113,7 +113,7 @@ pub fn open_options(bytes: &[u8]) {
 /// Any bytes as each record the snapshot natives take or return: what decodes re-encodes to the
 /// same bytes (every layout has one encoding).
 pub fn snapshot_calls(bytes: &[u8]) {
-    use crate::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
+    use crate::snapshot_calls::{ListAnswer, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
     if let Ok(options) = LocationOptions::decode(bytes) {
         assert_eq!(options.encode(), bytes);
     }
@@ -127,6 +127,9 @@ pub fn snapshot_calls(bytes: &[u8]) {
         assert_eq!(answer.encode(), bytes);
     }
     if let Ok(answer) = RetainAnswer::decode(bytes) {
+        assert_eq!(answer.encode(), bytes);
+    }
+    if let Ok(answer) = ListAnswer::decode(bytes) {
         assert_eq!(answer.encode(), bytes);
     }
 }

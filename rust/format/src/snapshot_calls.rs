@@ -19,7 +19,13 @@
 //!                  [int64 objectsVerified][int64 objectsDamaged][int64 objectsResent]
 //!                  [int32 count] count × ([str topic][int32 partition][int64 offset])
 //! RetainAnswer     [version][int64 manifestsDeleted][int64 objectsDeleted]
+//! ListAnswer       [version][int32 count] count × ([str storeId][int64 seq][int64 createdMs]
+//!                  [int64 files][int64 bytes][int8 transactional][int8 strategy][int8 valueFormat]
+//!                  [int8 ttl][str problem][int32 count] count × ([str topic][int32 partition][int64 offset]))
 //! ```
+//!
+//! A listed snapshot whose manifest does not decode has the `problem` (and its object's size as
+//! `bytes`, zeros elsewhere); a usable one an empty `problem`.
 //!
 //! A restore that found no usable snapshot answers no record at all (Java's null).
 
@@ -102,6 +108,34 @@ pub struct TakeAnswer {
 pub struct RetainAnswer {
     pub manifests_deleted: i64,
     pub objects_deleted: i64,
+}
+
+/// One snapshot a listing of a location found (`NativeSnapshotLocation.list`): what its manifest
+/// says, or why it cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedSnapshot {
+    pub store_id: String,
+    pub seq: i64,
+    /// When it was taken, in milliseconds since the epoch.
+    pub created_ms: i64,
+    pub files: i64,
+    /// The bytes of its files (the manifest's object where `problem` is set).
+    pub bytes: i64,
+    pub transactional: bool,
+    /// The strategy's and the value format's codes (`open_options`).
+    pub strategy: u8,
+    pub value_format: u8,
+    pub ttl: bool,
+    /// Why the manifest cannot be used (empty: it can).
+    pub problem: String,
+    /// The changelog offsets the snapshot holds.
+    pub offsets: Vec<(TopicPartition, i64)>,
+}
+
+/// What listing the snapshots at a location answers: every snapshot, by store id and then seq.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListAnswer {
+    pub snapshots: Vec<ListedSnapshot>,
 }
 
 /// A count that prefixes a list, refused when negative or larger than the bytes left could hold
@@ -289,6 +323,74 @@ impl RetainAnswer {
     /// The bytes [`Self::decode`] reads.
     pub fn encode(&self) -> Vec<u8> {
         encode_longs(&[self.manifests_deleted, self.objects_deleted])
+    }
+}
+
+impl ListAnswer {
+    const WHAT: &'static str = "snapshot list answer";
+
+    /// Decodes a record; malformed bytes name what was wrong.
+    pub fn decode(buf: &[u8]) -> Decoded<ListAnswer> {
+        let mut reader = Reader::new(buf, Self::WHAT);
+        reader.version(VERSION)?;
+        let n = count(&mut reader, Self::WHAT, 48)?;
+        let mut snapshots = Vec::with_capacity(n);
+        for _ in 0..n {
+            let store_id = reader.str("a store id")?.to_owned();
+            let [seq, created_ms, files, bytes] = [reader.i64()?, reader.i64()?, reader.i64()?, reader.i64()?];
+            let transactional = reader.flag("transactional")?;
+            let (strategy, value_format) = (reader.u8()?, reader.u8()?);
+            let ttl = reader.flag("ttl")?;
+            let problem = reader.str("a problem")?.to_owned();
+            let entries = count(&mut reader, Self::WHAT, 16)?;
+            let mut offsets = Vec::with_capacity(entries);
+            for _ in 0..entries {
+                let topic = reader.str("a topic")?.to_owned();
+                let partition = reader.i32()?;
+                offsets.push((TopicPartition { topic, partition }, reader.i64()?));
+            }
+            snapshots.push(ListedSnapshot {
+                store_id,
+                seq,
+                created_ms,
+                files,
+                bytes,
+                transactional,
+                strategy,
+                value_format,
+                ttl,
+                problem,
+                offsets,
+            });
+        }
+        reader.end()?;
+        Ok(ListAnswer { snapshots })
+    }
+
+    /// The bytes [`Self::decode`] reads (what Java's `NativeSnapshotLocation.Listed` reads).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![VERSION];
+        out.extend_from_slice(&(self.snapshots.len() as i32).to_be_bytes());
+        for snapshot in &self.snapshots {
+            push_str(&mut out, &snapshot.store_id);
+            for value in [snapshot.seq, snapshot.created_ms, snapshot.files, snapshot.bytes] {
+                out.extend_from_slice(&value.to_be_bytes());
+            }
+            out.extend_from_slice(&[
+                u8::from(snapshot.transactional),
+                snapshot.strategy,
+                snapshot.value_format,
+                u8::from(snapshot.ttl),
+            ]);
+            push_str(&mut out, &snapshot.problem);
+            out.extend_from_slice(&(snapshot.offsets.len() as i32).to_be_bytes());
+            for (partition, offset) in &snapshot.offsets {
+                push_str(&mut out, &partition.topic);
+                out.extend_from_slice(&partition.partition.to_be_bytes());
+                out.extend_from_slice(&offset.to_be_bytes());
+            }
+        }
+        out
     }
 }
 

@@ -13,7 +13,9 @@ use txn_rocksdb_format::inspection::{
 };
 use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
-use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
+use txn_rocksdb_format::snapshot_calls::{
+    ListAnswer, ListedSnapshot, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+};
 use txn_rocksdb_format::value_format::ValueFormat;
 use txn_rocksdb_format::wire::{decode_expired, encode_expired};
 use txn_rocksdb_format::{session_key, window_key};
@@ -179,6 +181,39 @@ fn snapshot_calls_records() {
     let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
     assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
     line("retain-answer", "counts", retained.encode());
+    let listed = ListAnswer {
+        snapshots: vec![
+            ListedSnapshot {
+                store_id: "app/counts/1-AAAAAAAAAAAAAAAAAAAAAA".into(),
+                seq: 13,
+                created_ms: 1_700_000_000_000,
+                files: 9,
+                bytes: 5 << 30,
+                transactional: true,
+                strategy: Strategy::SecondaryStore.code(),
+                value_format: ValueFormat::Timestamped.code(),
+                ttl: true,
+                problem: String::new(),
+                offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 41)],
+            },
+            ListedSnapshot {
+                store_id: "app/counts/1-AAAAAAAAAAAAAAAAAAAAAA".into(),
+                seq: 14,
+                created_ms: 0,
+                files: 0,
+                bytes: 12,
+                transactional: false,
+                strategy: 0,
+                value_format: 0,
+                ttl: false,
+                problem: "its manifest does not decode (caf\u{e9})".into(),
+                offsets: vec![],
+            },
+        ],
+    };
+    assert_eq!(ListAnswer::decode(&listed.encode()).as_ref(), Ok(&listed));
+    line("list-answer", "counts", listed.encode());
+    line("list-answer", "none", ListAnswer { snapshots: vec![] }.encode());
     check("snapshot_calls.txt", &generated);
 }
 

@@ -19,6 +19,7 @@ use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 use txn_rocksdb::snapshot::{self, Location, Prepared};
 use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreRequest};
 
@@ -144,5 +145,32 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
         let prepared: &PreparedHandle = borrow(prepared_handle, "prepared snapshot")?;
         let answer = snapshot::retain_requested(location(handle)?, &store_id, keep, &prepared.cancel)?;
         to_java(env, Some(answer.encode()))
+    })
+}
+
+/// Every snapshot at the location (of `store_id` only, unless null): its answer record
+/// (`ListAnswer`), waiting at most `patience_ms` in all for the location and returning by
+/// `timeout_ms`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_list0<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+    store_id: JString<'l>,
+    patience_ms: jlong,
+    timeout_ms: jlong,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        let store_id = if store_id.is_null() { None } else { Some(required_string(env, &store_id, "store id")?) };
+        let millis = |ms: jlong, what: &str| {
+            u64::try_from(ms).map(Duration::from_millis).map_err(|_| invalid(format!("{what} must not be negative")))
+        };
+        let listed = snapshot::list(
+            location(handle)?,
+            store_id.as_deref(),
+            millis(patience_ms, "patience")?,
+            millis(timeout_ms, "timeout")?,
+        )?;
+        to_java(env, Some(listed.encode()))
     })
 }

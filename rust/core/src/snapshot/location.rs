@@ -222,6 +222,22 @@ impl Location {
             .map_err(|e| Error::InvalidArgument(format!("store id '{store_id}' does not make an object path: {e}")))
     }
 
+    /// The object path of the location's root, under which every store id's folders are.
+    pub(crate) fn root(&self) -> ObjectPath {
+        self.root.clone()
+    }
+
+    /// The store id of an object under `<root>/<store id>/<folder>/`, if `path` is one.
+    pub(crate) fn store_id_of(&self, path: &ObjectPath, folder: &str) -> Option<String> {
+        let full = path.as_ref();
+        let relative = match self.root.as_ref() {
+            "" => full,
+            root => full.strip_prefix(root)?.strip_prefix('/')?,
+        };
+        let (store_id, _) = relative.rsplit_once(&format!("/{folder}/"))?;
+        (!store_id.is_empty()).then(|| store_id.to_owned())
+    }
+
     /// An error about `path` (the object store's answer, or a local file it was read from or
     /// written to).
     pub(crate) fn err(&self, path: &ObjectPath, source: impl std::error::Error + Send + Sync + 'static) -> Error {

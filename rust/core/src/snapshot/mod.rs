@@ -19,6 +19,7 @@
 //! snapshot that belongs to the changelog as it is now and whose every object exists and matches its size and checksum, downloaded into a
 //! directory beside the store's and renamed into place; older snapshots where one is damaged or
 //! incomplete; `None` where none is usable (the caller restores from the changelog).
+//! [`list`]: every snapshot at a location, as its manifest says (the operators' tool).
 //! [`retain`]: the newest N manifests kept, and the objects none of them references deleted once
 //! they are older than the oldest kept manifest (so never an object a snapshot being written sent).
 //!
@@ -29,6 +30,7 @@
 //! after 10 s logs how far it came every 10 s (`progress.rs`).
 
 mod calls;
+mod catalog;
 mod io;
 mod layout;
 mod local;
@@ -40,6 +42,7 @@ mod sent;
 mod take;
 
 pub use calls::{open_location, restore_requested, retain_requested};
+pub use catalog::list;
 pub use io::{io_threads, set_io_threads, DEFAULT_IO_THREADS};
 pub use location::{Location, LocationSettings};
 pub use restore::{restore_newest, Changelog, RestoreBudget, Restored};

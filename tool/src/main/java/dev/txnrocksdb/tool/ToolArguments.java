@@ -167,8 +167,8 @@ record ToolArguments(Command command, boolean json, Path dir, byte[] from, byte[
             case "version":
                 return Command.VERSION;
             case "snapshots":
-                throw new UsageException("snapshots (list, verify, fetch) is not available yet: it comes in a later"
-                        + " version; inspect, verify and dump are");
+                throw new UsageException("snapshots comes first, after --json only: " + TxnRocksDbTool.PROGRAM
+                        + " [--json] snapshots list|verify|fetch ...");
             default:
                 throw new UsageException("unknown command '" + word + "'");
         }

@@ -65,7 +65,16 @@ public final class TxnRocksDbTool {
             "                       K as UTF-8 text, or hex:0a0b for bytes), at most N (default "
                     + ToolArguments.DEFAULT_LIMIT + ");",
             "                       keys and values as UTF-8 where printable, else hex:...; --hex: all hex",
-            "  snapshots ...        not yet: listing, verifying and fetching snapshots come later",
+            "  snapshots list <location> [--store ID] [--option KEY=VALUE ...]",
+            "                       every snapshot at a location (file://, s3://, az://, abfs[s]://), as its",
+            "                       manifest says; the newest usable one per store marked",
+            "  snapshots verify <location> [--store ID] [--option KEY=VALUE ...]",
+            "                       downloads each store's newest usable snapshot into a temporary directory,",
+            "                       checking every object's size and checksum as a restore does",
+            "  snapshots fetch <location> <store id> <store dir> [--option KEY=VALUE ...]",
+            "                       puts the newest usable snapshot into a missing or empty store directory",
+            "                       (<state.dir>/<application.id>/<task>/<store>) before its application",
+            "                       starts; --option: the location's own options (aws_endpoint, ...)",
             "  help, --help         this text",
             "  --version            the version",
             "",
@@ -103,6 +112,13 @@ public final class TxnRocksDbTool {
     /** {@link #run(String[], PrintStream, PrintStream)} reading stores with {@code reader}. */
     static int run(String[] args, PrintStream out, PrintStream err, StoreReader reader) {
         try {
+            List<String> words = List.of(args);
+            int at = words.indexOf("snapshots");
+            if (at >= 0 && words.subList(0, at).stream().allMatch("--json"::equals)) {
+                SnapshotsCommand.Arguments snapshots =
+                        SnapshotsCommand.parse(words.subList(at + 1, words.size()), at > 0);
+                return SnapshotsCommand.run(snapshots, out);
+            }
             ToolArguments parsed = ToolArguments.parse(args);
             switch (parsed.command()) {
                 case HELP:

@@ -91,8 +91,18 @@ class TxnRocksDbToolTest {
         assertUsage(run(NEVER, "dump", storeDir, "--to=hex:abc"), "--to: 'hex:abc' is not hex");
         assertUsage(run(NEVER, "--json=yes", "inspect", storeDir), "--json takes no value, not 'yes'");
         assertUsage(run(NEVER, "help", "me"), "help takes no arguments, not 'me'");
+        assertUsage(run(NEVER, "snapshots"), "snapshots needs list, verify or fetch");
+        assertUsage(run(NEVER, "snapshots", "take", "s3://bucket"), "unknown snapshots command 'take'");
+        assertUsage(run(NEVER, "snapshots", "list"), "snapshots list takes one location");
         assertUsage(
-                run(NEVER, "snapshots", "list", "s3://bucket"), "snapshots (list, verify, fetch) is not available yet");
+                run(NEVER, "snapshots", "fetch", "s3://bucket", "app/counts/0-x"),
+                "snapshots fetch takes a location, a store id and a store directory");
+        assertUsage(
+                run(NEVER, "snapshots", "list", "s3://bucket", "--option", "aws_endpoint"),
+                "--option takes KEY=VALUE, not 'aws_endpoint'");
+        assertUsage(run(NEVER, "snapshots", "list", "s3://bucket", "--hex"), "unknown option of snapshots: --hex");
+        assertUsage(
+                run(NEVER, "--hex", "snapshots", "list", "s3://bucket"), "snapshots comes first, after --json only");
     }
 
     @Test

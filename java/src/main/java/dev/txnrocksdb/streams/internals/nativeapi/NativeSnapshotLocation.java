@@ -135,6 +135,23 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         }
     }
 
+    /**
+     * Every snapshot at the location, of the store {@code storeId} only unless it is null: what
+     * each manifest says, or why it cannot be used; by store id, then number. Reads only.
+     *
+     * @param patience the waiting it puts up with in all, with nothing arriving from the location
+     * @param timeout when it gives up, done or not
+     * @throws ProcessorStateException if the location fails or does not answer in time
+     */
+    public SnapshotCalls.Listed list(String storeId, java.time.Duration patience, java.time.Duration timeout) {
+        acquire();
+        try {
+            return SnapshotCalls.Listed.decode(list0(handle, storeId, patience.toMillis(), timeout.toMillis()));
+        } finally {
+            release();
+        }
+    }
+
     /** Frees the location once running calls end. Idempotent. */
     @Override
     public void close() {
@@ -171,4 +188,6 @@ public final class NativeSnapshotLocation implements AutoCloseable {
     private static native byte[] upload(long handle, long preparedHandle, String storeId);
 
     private static native byte[] retain(long handle, long preparedHandle, String storeId, int keep);
+
+    private static native byte[] list0(long handle, String storeId, long patienceMs, long timeoutMs);
 }

@@ -345,6 +345,82 @@ public final class SnapshotCalls {
         }
     }
 
+    /**
+     * What listing a location's snapshots answers ({@code ListAnswer}): every snapshot found, by
+     * store id, then number.
+     */
+    public static final class Listed {
+        /** The snapshots, by store id, then number. */
+        public final java.util.List<Snapshot> snapshots;
+
+        private Listed(RecordDecoder in) {
+            int count = in.count(48);
+            java.util.List<Snapshot> all = new java.util.ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                all.add(new Snapshot(in));
+            }
+            this.snapshots = Collections.unmodifiableList(all);
+        }
+
+        static Listed decode(byte[] bytes) {
+            RecordDecoder in = new RecordDecoder(bytes, "snapshot list answer", VERSION);
+            return in.end(new Listed(in));
+        }
+
+        /** One snapshot at a location, as its manifest says. */
+        public static final class Snapshot {
+            /** The store it belongs to: {@code <application.id>/<store>/<partition>-<changelog topic id>}. */
+            public final String storeId;
+            /** Its number among the store's snapshots (newest highest). */
+            public final long seq;
+            /** When it was taken, in milliseconds since the epoch (0 where {@link #problem} is set). */
+            public final long createdMs;
+
+            public final long files;
+            /** The bytes of its files (of its manifest where {@link #problem} is set). */
+            public final long bytes;
+
+            public final boolean transactional;
+            /** The strategy's code ({@code open_options}); meaningless when not {@link #transactional}. */
+            public final int strategy;
+
+            public final ValueFormat valueFormat;
+            /** Whether it holds a store with a time-to-live (only such a store may restore it). */
+            public final boolean ttl;
+            /** Why its manifest cannot be used; empty when it can. */
+            public final String problem;
+            /** The changelog offsets it holds, in the record's order. */
+            public final Map<TopicPartition, Long> offsets;
+
+            private Snapshot(RecordDecoder in) {
+                this.storeId = in.str("a store id");
+                this.seq = in.getLong();
+                this.createdMs = in.getLong();
+                this.files = in.getLong();
+                this.bytes = in.getLong();
+                this.transactional = in.flag("transactional");
+                this.strategy = in.u8();
+                int format = in.u8();
+                this.ttl = in.flag("ttl");
+                this.problem = in.str("a problem");
+                ValueFormat found = null;
+                for (ValueFormat candidate : ValueFormat.values()) {
+                    if (candidate.code() == format) found = candidate;
+                }
+                if (found == null) throw in.malformed("unknown value format " + format);
+                this.valueFormat = found;
+                int count = in.count(16);
+                Map<TopicPartition, Long> read = new LinkedHashMap<>();
+                for (int i = 0; i < count; i++) {
+                    String topic = in.str("a topic");
+                    int partition = in.getInt();
+                    read.put(new TopicPartition(topic, partition), in.getLong());
+                }
+                this.offsets = Collections.unmodifiableMap(read);
+            }
+        }
+    }
+
     /** Writes a record: the version byte, then big-endian fields. */
     private static final class Encoder {
         private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();

@@ -99,6 +99,26 @@ class SnapshotCallsTest {
         assertEquals(-1L, unchangelogged.changelogOffset());
         SnapshotCalls.Retained retained = SnapshotCalls.Retained.decode(golden.get("retain-answer counts"));
         assertEquals(Arrays.asList(2L, 5L), Arrays.asList(retained.manifestsDeleted, retained.objectsDeleted));
+        SnapshotCalls.Listed listed = SnapshotCalls.Listed.decode(golden.get("list-answer counts"));
+        assertEquals(2, listed.snapshots.size());
+        SnapshotCalls.Listed.Snapshot usable = listed.snapshots.get(0);
+        assertEquals("app/counts/1-AAAAAAAAAAAAAAAAAAAAAA", usable.storeId);
+        assertEquals(
+                Arrays.asList(13L, 1_700_000_000_000L, 9L, 5L << 30),
+                Arrays.asList(usable.seq, usable.createdMs, usable.files, usable.bytes));
+        assertEquals(ValueFormat.TIMESTAMPED, usable.valueFormat);
+        assertEquals(1, usable.strategy, "secondary-store's code");
+        assertEquals(Arrays.asList(true, true, ""), Arrays.asList(usable.transactional, usable.ttl, usable.problem));
+        assertEquals(Map.of(CHANGELOG, 41L), usable.offsets);
+        SnapshotCalls.Listed.Snapshot damaged = listed.snapshots.get(1);
+        assertEquals(Arrays.asList(14L, 12L), Arrays.asList(damaged.seq, damaged.bytes));
+        assertEquals("its manifest does not decode (caf\u00e9)", damaged.problem);
+        assertEquals(Map.of(), damaged.offsets);
+        assertEquals(
+                0,
+                SnapshotCalls.Listed.decode(golden.get("list-answer none"))
+                        .snapshots
+                        .size());
     }
 
     @Test
