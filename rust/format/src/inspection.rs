@@ -23,7 +23,7 @@
 
 use crate::offsets::TopicPartition;
 use crate::open_options::CorruptionPolicy;
-use crate::reader::{push_str, Reader};
+use crate::reader::{push_offsets, push_str, Reader};
 use crate::{Decoded, Malformed};
 
 /// The version byte every record starts with.
@@ -160,15 +160,6 @@ pub struct DumpChunk {
     pub entries: Vec<DumpEntry>,
 }
 
-/// A count that prefixes a list, refused when negative or larger than the bytes left could hold.
-fn count(reader: &mut Reader<'_>, what: &str, min_entry: usize) -> Decoded<usize> {
-    let count = reader.i32()?;
-    match usize::try_from(count) {
-        Ok(n) if n.saturating_mul(min_entry) <= reader.remaining() => Ok(n),
-        _ => Err(Malformed(format!("{what}: {count} entries do not fit in the {} bytes left", reader.remaining()))),
-    }
-}
-
 fn push_findings(out: &mut Vec<u8>, findings: &[Finding]) {
     out.extend_from_slice(&(findings.len() as i32).to_be_bytes());
     for finding in findings {
@@ -177,8 +168,8 @@ fn push_findings(out: &mut Vec<u8>, findings: &[Finding]) {
     }
 }
 
-fn read_findings(reader: &mut Reader<'_>, what: &str) -> Decoded<Vec<Finding>> {
-    let n = count(reader, what, 5)?;
+fn read_findings(reader: &mut Reader<'_>) -> Decoded<Vec<Finding>> {
+    let n = reader.count(5)?;
     let mut findings = Vec::with_capacity(n);
     for _ in 0..n {
         let severity = Severity::from_code(reader.u8()?)?;
@@ -207,12 +198,7 @@ impl StoreFacts {
         for value in [self.estimated_keys, self.live_data_bytes, self.wal_bytes] {
             out.extend_from_slice(&value.to_be_bytes());
         }
-        out.extend_from_slice(&(self.offsets.len() as i32).to_be_bytes());
-        for (partition, offset) in &self.offsets {
-            push_str(&mut out, &partition.topic);
-            out.extend_from_slice(&partition.partition.to_be_bytes());
-            out.extend_from_slice(&offset.to_be_bytes());
-        }
+        push_offsets(&mut out, &self.offsets);
         push_findings(&mut out, &self.findings);
         out
     }
@@ -237,14 +223,8 @@ impl StoreFacts {
         let estimated_keys = reader.i64()?;
         let live_data_bytes = reader.i64()?;
         let wal_bytes = reader.i64()?;
-        let n = count(&mut reader, Self::WHAT, 16)?;
-        let mut offsets = Vec::with_capacity(n);
-        for _ in 0..n {
-            let topic = reader.str("a topic")?.to_owned();
-            let partition = reader.i32()?;
-            offsets.push((TopicPartition { topic, partition }, reader.i64()?));
-        }
-        let findings = read_findings(&mut reader, Self::WHAT)?;
+        let offsets = reader.offsets()?;
+        let findings = read_findings(&mut reader)?;
         reader.end()?;
         Ok(StoreFacts {
             kind,
@@ -283,8 +263,8 @@ impl Verification {
     pub fn decode(buf: &[u8]) -> Decoded<Verification> {
         let mut reader = Reader::new(buf, Self::WHAT);
         reader.version(VERSION)?;
-        let findings = read_findings(&mut reader, Self::WHAT)?;
-        let n = count(&mut reader, Self::WHAT, 6)?;
+        let findings = read_findings(&mut reader)?;
+        let n = reader.count(6)?;
         let mut next_open = Vec::with_capacity(n);
         for _ in 0..n {
             let code = reader.u8()?;
@@ -329,7 +309,7 @@ impl DumpChunk {
         let mut reader = Reader::new(buf, Self::WHAT);
         reader.version(VERSION)?;
         let resume = reader.i32_prefixed(true)?.map(<[u8]>::to_vec);
-        let n = count(&mut reader, Self::WHAT, 24)?;
+        let n = reader.count(24)?;
         let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
             let key = reader.i32_prefixed(false)?.unwrap_or_default().to_vec();

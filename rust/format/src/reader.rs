@@ -1,5 +1,6 @@
 //! A big-endian cursor over an input buffer that reports truncation instead of panicking.
 
+use crate::offsets::TopicPartition;
 use crate::{Decoded, Malformed};
 
 pub(crate) struct Reader<'a> {
@@ -99,12 +100,49 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A count that prefixes a list, refused when negative or larger than the bytes left could hold
+    /// (each entry takes at least `min_entry` bytes), so that no count allocates beyond its input.
+    pub(crate) fn count(&mut self, min_entry: usize) -> Decoded<usize> {
+        let count = self.i32()?;
+        match usize::try_from(count) {
+            Ok(n) if n.saturating_mul(min_entry) <= self.remaining() => Ok(n),
+            _ => Err(Malformed(format!(
+                "{}: {count} entries do not fit in the {} bytes left",
+                self.what,
+                self.remaining()
+            ))),
+        }
+    }
+
+    /// Changelog offsets as the JNI records carry them ([`push_offsets`] writes them).
+    pub(crate) fn offsets(&mut self) -> Decoded<Vec<(TopicPartition, i64)>> {
+        let n = self.count(16)?;
+        let mut offsets = Vec::with_capacity(n);
+        for _ in 0..n {
+            let topic = self.str("a topic")?.to_owned();
+            let partition = self.i32()?;
+            offsets.push((TopicPartition { topic, partition }, self.i64()?));
+        }
+        Ok(offsets)
+    }
+
     /// Fails when bytes follow the end of the record.
     pub(crate) fn end(&self) -> Decoded<()> {
         match self.remaining() {
             0 => Ok(()),
             left => Err(Malformed(format!("{}: {left} bytes after the record", self.what))),
         }
+    }
+}
+
+/// Appends changelog offsets as [`Reader::offsets`] reads them: `[int32 count] count × ([str topic]
+/// [int32 partition][int64 offset])`.
+pub(crate) fn push_offsets(out: &mut Vec<u8>, offsets: &[(TopicPartition, i64)]) {
+    out.extend_from_slice(&(offsets.len() as i32).to_be_bytes());
+    for (partition, offset) in offsets {
+        push_str(out, &partition.topic);
+        out.extend_from_slice(&partition.partition.to_be_bytes());
+        out.extend_from_slice(&offset.to_be_bytes());
     }
 }
 

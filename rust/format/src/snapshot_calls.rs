@@ -30,8 +30,8 @@
 //! A restore that found no usable snapshot answers no record at all (Java's null).
 
 use crate::offsets::TopicPartition;
-use crate::reader::{push_str, Reader};
-use crate::{Decoded, Malformed};
+use crate::reader::{push_offsets, push_str, Reader};
+use crate::Decoded;
 
 /// The version byte every record starts with.
 pub const VERSION: u8 = 2;
@@ -138,16 +138,6 @@ pub struct ListAnswer {
     pub snapshots: Vec<ListedSnapshot>,
 }
 
-/// A count that prefixes a list, refused when negative or larger than the bytes left could hold
-/// (each entry takes at least `min_entry` bytes), so that no count allocates beyond its input.
-fn count(reader: &mut Reader<'_>, what: &str, min_entry: usize) -> Decoded<usize> {
-    let count = reader.i32()?;
-    match usize::try_from(count) {
-        Ok(n) if n.saturating_mul(min_entry) <= reader.remaining() => Ok(n),
-        _ => Err(Malformed(format!("{what}: {count} entries do not fit in the {} bytes left", reader.remaining()))),
-    }
-}
-
 impl<'a> LocationOptions<'a> {
     const WHAT: &'static str = "snapshot location options";
 
@@ -159,7 +149,7 @@ impl<'a> LocationOptions<'a> {
         let upload_bytes_per_second = reader.i64()?;
         let request_timeout_ms = reader.i64()?;
         let io_threads = reader.i32()?;
-        let entries = count(&mut reader, Self::WHAT, 8)?;
+        let entries = reader.count(8)?;
         let mut options = Vec::with_capacity(entries);
         for _ in 0..entries {
             options.push((reader.str("an option's key")?, reader.str("an option's value")?));
@@ -270,13 +260,7 @@ impl TakeAnswer {
             *value = reader.i64()?;
         }
         let [seq, files, objects_sent, bytes_sent, objects_verified, objects_damaged, objects_resent] = longs;
-        let entries = count(&mut reader, Self::WHAT, 16)?;
-        let mut offsets = Vec::with_capacity(entries);
-        for _ in 0..entries {
-            let topic = reader.str("a topic")?.to_owned();
-            let partition = reader.i32()?;
-            offsets.push((TopicPartition { topic, partition }, reader.i64()?));
-        }
+        let offsets = reader.offsets()?;
         reader.end()?;
         Ok(TakeAnswer {
             seq,
@@ -301,12 +285,7 @@ impl TakeAnswer {
             self.objects_damaged,
             self.objects_resent,
         ]);
-        out.extend_from_slice(&(self.offsets.len() as i32).to_be_bytes());
-        for (partition, offset) in &self.offsets {
-            push_str(&mut out, &partition.topic);
-            out.extend_from_slice(&partition.partition.to_be_bytes());
-            out.extend_from_slice(&offset.to_be_bytes());
-        }
+        push_offsets(&mut out, &self.offsets);
         out
     }
 }
@@ -333,7 +312,7 @@ impl ListAnswer {
     pub fn decode(buf: &[u8]) -> Decoded<ListAnswer> {
         let mut reader = Reader::new(buf, Self::WHAT);
         reader.version(VERSION)?;
-        let n = count(&mut reader, Self::WHAT, 48)?;
+        let n = reader.count(48)?;
         let mut snapshots = Vec::with_capacity(n);
         for _ in 0..n {
             let store_id = reader.str("a store id")?.to_owned();
@@ -342,13 +321,7 @@ impl ListAnswer {
             let (strategy, value_format) = (reader.u8()?, reader.u8()?);
             let ttl = reader.flag("ttl")?;
             let problem = reader.str("a problem")?.to_owned();
-            let entries = count(&mut reader, Self::WHAT, 16)?;
-            let mut offsets = Vec::with_capacity(entries);
-            for _ in 0..entries {
-                let topic = reader.str("a topic")?.to_owned();
-                let partition = reader.i32()?;
-                offsets.push((TopicPartition { topic, partition }, reader.i64()?));
-            }
+            let offsets = reader.offsets()?;
             snapshots.push(ListedSnapshot {
                 store_id,
                 seq,
@@ -383,12 +356,7 @@ impl ListAnswer {
                 u8::from(snapshot.ttl),
             ]);
             push_str(&mut out, &snapshot.problem);
-            out.extend_from_slice(&(snapshot.offsets.len() as i32).to_be_bytes());
-            for (partition, offset) in &snapshot.offsets {
-                push_str(&mut out, &partition.topic);
-                out.extend_from_slice(&partition.partition.to_be_bytes());
-                out.extend_from_slice(&offset.to_be_bytes());
-            }
+            push_offsets(&mut out, &snapshot.offsets);
         }
         out
     }

@@ -4,8 +4,12 @@ import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Reads one record the native library returns, in the layout the format crate's records share
@@ -90,6 +94,31 @@ final class RecordDecoder {
         } catch (CharacterCodingException e) {
             throw malformed(name + " is not UTF-8");
         }
+    }
+
+    /**
+     * Changelog offsets, {@code [int32 count] count × ([str topic][int32 partition][int64 offset])}
+     * (the format crate's {@code push_offsets}), in the record's order.
+     */
+    Map<TopicPartition, Long> offsets() {
+        int count = count(16);
+        Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            String topic = str("a topic");
+            int partition = getInt();
+            offsets.put(new TopicPartition(topic, partition), getLong());
+        }
+        return Collections.unmodifiableMap(offsets);
+    }
+
+    /** The value format whose code is {@code code} ({@code ValueFormat::code}). */
+    ValueFormat valueFormat(int code) {
+        for (ValueFormat format : ValueFormat.values()) {
+            if (format.code() == code) {
+                return format;
+            }
+        }
+        throw malformed("unknown value format " + code);
     }
 
     /** {@code record}, once nothing follows it. */

@@ -306,14 +306,7 @@ public final class SnapshotCalls {
             this.objectsVerified = in.getLong();
             this.objectsDamaged = in.getLong();
             this.objectsResent = in.getLong();
-            int count = in.count(16);
-            Map<TopicPartition, Long> read = new LinkedHashMap<>();
-            for (int i = 0; i < count; i++) {
-                String topic = in.str("a topic");
-                int partition = in.getInt();
-                read.put(new TopicPartition(topic, partition), in.getLong());
-            }
-            this.offsets = Collections.unmodifiableMap(read);
+            this.offsets = in.offsets();
         }
 
         static Taken decode(byte[] bytes) {
@@ -403,20 +396,8 @@ public final class SnapshotCalls {
                 int format = in.u8();
                 this.ttl = in.flag("ttl");
                 this.problem = in.str("a problem");
-                ValueFormat found = null;
-                for (ValueFormat candidate : ValueFormat.values()) {
-                    if (candidate.code() == format) found = candidate;
-                }
-                if (found == null) throw in.malformed("unknown value format " + format);
-                this.valueFormat = found;
-                int count = in.count(16);
-                Map<TopicPartition, Long> read = new LinkedHashMap<>();
-                for (int i = 0; i < count; i++) {
-                    String topic = in.str("a topic");
-                    int partition = in.getInt();
-                    read.put(new TopicPartition(topic, partition), in.getLong());
-                }
-                this.offsets = Collections.unmodifiableMap(read);
+                this.valueFormat = in.valueFormat(format);
+                this.offsets = in.offsets();
             }
         }
     }

@@ -152,7 +152,7 @@ public final class StoreInspection {
             int kindCode = in.u8();
             StoreKind kind = kindCode == 0 ? null : kindOf(in, kindCode);
             int formatCode = in.u8();
-            ValueFormat valueFormat = formatCode == NO_VALUE_FORMAT ? null : valueFormatOf(in, formatCode);
+            ValueFormat valueFormat = formatCode == NO_VALUE_FORMAT ? null : in.valueFormat(formatCode);
             boolean upgradePending = in.flag("upgradePending");
             boolean timeToLive = in.flag("timeToLive");
             long storeTime = in.getLong();
@@ -161,13 +161,7 @@ public final class StoreInspection {
             long estimatedKeys = in.getLong();
             long liveDataBytes = in.getLong();
             long walBytes = in.getLong();
-            int count = in.count(16);
-            Map<TopicPartition, Long> offsets = new LinkedHashMap<>();
-            for (int i = 0; i < count; i++) {
-                String topic = in.str("a topic");
-                int partition = in.getInt();
-                offsets.put(new TopicPartition(topic, partition), in.getLong());
-            }
+            Map<TopicPartition, Long> offsets = in.offsets();
             List<Finding> findings = readFindings(in);
             return in.end(new Facts(
                     kind,
@@ -303,15 +297,6 @@ public final class StoreInspection {
             }
         }
         throw in.malformed("unknown store kind " + code);
-    }
-
-    private static ValueFormat valueFormatOf(RecordDecoder in, int code) {
-        for (ValueFormat format : ValueFormat.values()) {
-            if (format.code() == code) {
-                return format;
-            }
-        }
-        throw in.malformed("unknown value format " + code);
     }
 
     private static Severity severityOf(RecordDecoder in, int code) {
