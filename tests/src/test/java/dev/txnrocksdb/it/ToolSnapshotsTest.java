@@ -15,11 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The operators' tool's {@code snapshots} commands on a real application's snapshots in a {@code
- * file://} location: {@code list} shows every store's snapshots; {@code verify} downloads and checks
+ * file://} location and in the S3 test server ({@link S3Server}, the location's options given as
+ * {@code --option}): {@code list} shows every store's snapshots; {@code verify} downloads and checks
  * them; {@code fetch} prepares a new host's state directory before its application starts, and the
  * application then opens every store on the fetched snapshot and restores only the changelog's tail
  * after it (its restores start at the snapshot's offset + 1), exactly-once. Then a damaged object
@@ -31,14 +33,16 @@ class ToolSnapshotsTest {
     static final int RECORDS = 8_000;
     static final ObjectMapper JSON = new ObjectMapper();
 
-    @Test
-    void snapshotsAreListedVerifiedAndFetchedForANewHost() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"file", "s3"})
+    void snapshotsAreListedVerifiedAndFetchedForANewHost(String locationKind) throws Exception {
         long t0 = System.nanoTime();
         String jar = System.getProperty("it.tool.jar");
         assertTrue(jar != null, "it.tool.jar: the tool's jar (tests/pom.xml sets it)");
         Path tool = Path.of(jar);
-        String appId = "tool-snapshots";
-        try (BrokerFixture kafka = BrokerFixture.start("tool-snapshots")) {
+        String appId = "tool-snapshots-" + locationKind;
+        try (BrokerFixture kafka = BrokerFixture.start(appId);
+                S3Server s3 = locationKind.equals("s3") ? S3Server.start(kafka.tmp.resolve("s3")) : null) {
             String inputTopic = appId + "-input";
             kafka.createTopicsWithLeaders(
                     PARTITIONS,
@@ -48,21 +52,30 @@ class ToolSnapshotsTest {
                             EosCrashApp.windowOut(appId),
                             EosCrashApp.sessionOut(appId)));
             WordInput input = new WordInput(RECORDS, 11L).topic(inputTopic);
-            Path snapshots = Files.createDirectories(kafka.tmp.resolve("snapshots"));
-            String location = snapshots.toUri().toString();
+            // where the objects can be damaged: the location's directory, or the S3 server's files
+            Path snapshots;
+            String location;
+            List<String> appSettings = new ArrayList<>(
+                    List.of(EosCrashApp.INPUT_ARG + "=" + inputTopic, "txn.rocksdb.snapshot.interval.ms=300"));
+            List<String> toolOptions = new ArrayList<>();
+            if (s3 != null) {
+                snapshots = s3.bucketDir().resolve(appId);
+                location = s3.uri(appId);
+                appSettings.addAll(s3.settings());
+                for (String setting : s3.settings()) {
+                    toolOptions.addAll(List.of("--option", setting.substring("txn.rocksdb.snapshot.option.".length())));
+                }
+            } else {
+                snapshots = Files.createDirectories(kafka.tmp.resolve("snapshots"));
+                location = snapshots.toUri().toString();
+            }
+            appSettings.add("txn.rocksdb.snapshot.location=" + location);
 
             // the first host: half the input, snapshots every 300 ms, then stopped
             input.produceUpTo(kafka, RECORDS / 2);
             Path firstHost = kafka.tmp.resolve("host1");
             AppProcess app = AppProcess.start(
-                    "tool-snapshots#0",
-                    kafka,
-                    appId,
-                    firstHost.toString(),
-                    true,
-                    EosCrashApp.INPUT_ARG + "=" + inputTopic,
-                    "txn.rocksdb.snapshot.interval.ms=300",
-                    "txn.rocksdb.snapshot.location=" + location);
+                    appId + "#0", kafka, appId, firstHost.toString(), true, appSettings.toArray(String[]::new));
             try {
                 kafka.awaitGroupCaughtUp(appId, inputTopic, PARTITIONS, Duration.ofSeconds(120));
                 Thread.sleep(2_000); // a snapshot after the last commit
@@ -71,7 +84,7 @@ class ToolSnapshotsTest {
             }
 
             // list: every store of every partition, each with its newest usable snapshot
-            ToolTest.Run list = ToolTest.run(tool, List.of("--json", "snapshots", "list", location));
+            ToolTest.Run list = run(tool, toolOptions, "--json", "snapshots", "list", location);
             assertEquals(0, list.exit(), list.toString());
             Map<String, JsonNode> stores = new TreeMap<>();
             JSON.readTree(list.out())
@@ -81,12 +94,12 @@ class ToolSnapshotsTest {
             for (JsonNode store : stores.values()) {
                 assertTrue(store.path("newestUsable").asLong() > 0, store.toString());
             }
-            ToolTest.Run text = ToolTest.run(tool, List.of("snapshots", "list", location));
+            ToolTest.Run text = run(tool, toolOptions, "snapshots", "list", location);
             Path examples = Files.createDirectories(Path.of("target", "tool-examples"));
-            Files.writeString(examples.resolve("snapshots-list.txt"), text.out());
-            ToolTest.Run verify = ToolTest.run(tool, List.of("snapshots", "verify", location));
+            Files.writeString(examples.resolve("snapshots-list-" + locationKind + ".txt"), text.out());
+            ToolTest.Run verify = run(tool, toolOptions, "snapshots", "verify", location);
             assertEquals(0, verify.exit(), verify.toString());
-            Files.writeString(examples.resolve("snapshots-verify.txt"), verify.out());
+            Files.writeString(examples.resolve("snapshots-verify-" + locationKind + ".txt"), verify.out());
             say("  list and verify: " + stores.size() + " stores, every newest snapshot intact");
 
             // a new host prepared with fetch before its application starts
@@ -99,7 +112,7 @@ class ToolSnapshotsTest {
                 String partition = parts[2].substring(0, parts[2].indexOf('-'));
                 Path dir = secondHost.resolve(appId).resolve("0_" + partition).resolve(parts[1]);
                 ToolTest.Run fetch =
-                        ToolTest.run(tool, List.of("--json", "snapshots", "fetch", location, storeId, dir.toString()));
+                        run(tool, toolOptions, "--json", "snapshots", "fetch", location, storeId, dir.toString());
                 assertEquals(0, fetch.exit(), fetch.toString());
                 JsonNode offset = JSON.readTree(fetch.out()).path("offsets").get(0);
                 fetchedOffsets.put(
@@ -108,12 +121,7 @@ class ToolSnapshotsTest {
                         offset.path("offset").asLong());
             }
             AppProcess second = AppProcess.start(
-                    "tool-snapshots#1",
-                    kafka,
-                    appId,
-                    secondHost.toString(),
-                    true,
-                    EosCrashApp.INPUT_ARG + "=" + inputTopic);
+                    appId + "#1", kafka, appId, secondHost.toString(), true, EosCrashApp.INPUT_ARG + "=" + inputTopic);
             try {
                 second.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
                 List<String> starts = second.linesFrom(0).stream()
@@ -137,23 +145,39 @@ class ToolSnapshotsTest {
                 second.stop();
             }
 
-            // a damaged object and a missing one: verify names both stores, fetch takes an older snapshot
-            List<String> damagedStores = new ArrayList<>(stores.keySet()).subList(0, 2);
-            List<Path> newestObjects = new ArrayList<>();
-            for (String storeId : damagedStores) {
-                Path files = snapshots.resolve(storeId).resolve("files");
-                try (Stream<Path> objects = Files.list(files)) {
-                    // the newest object: only the newest snapshots reference it
-                    newestObjects.add(objects.max(java.util.Comparator.comparingLong(
-                                    p -> p.toFile().lastModified()))
-                            .orElseThrow());
+            // a damaged object and a missing one: verify names both stores, fetch takes an older snapshot.
+            // Damaged: every object sent for a store's newest snapshot (written after the snapshot
+            // before it, whose objects are untouched); missing: every object of another store.
+            String damagedStore = null;
+            List<Path> sentForNewest = List.of();
+            for (String storeId : stores.keySet()) {
+                List<Path> manifests = listed(snapshots.resolve(storeId).resolve("snapshots"));
+                if (manifests.size() < 2) continue;
+                long previous = manifests.get(manifests.size() - 2).toFile().lastModified();
+                sentForNewest = listed(snapshots.resolve(storeId).resolve("files")).stream()
+                        .filter(p -> p.toFile().lastModified() > previous)
+                        .toList();
+                if (!sentForNewest.isEmpty()) {
+                    damagedStore = storeId;
+                    break;
                 }
             }
-            byte[] bytes = Files.readAllBytes(newestObjects.get(0));
-            bytes[bytes.length / 2] ^= 0x5A;
-            Files.write(newestObjects.get(0), bytes);
-            Files.delete(newestObjects.get(1));
-            ToolTest.Run damaged = ToolTest.run(tool, List.of("--json", "snapshots", "verify", location));
+            assertTrue(damagedStore != null, "no store's newest snapshot sent objects of its own: " + stores.keySet());
+            for (Path object : sentForNewest) {
+                byte[] bytes = Files.readAllBytes(object);
+                bytes[bytes.length / 2] ^= 0x5A;
+                Files.write(object, bytes);
+            }
+            String damagedStoreId = damagedStore;
+            String missingStore = stores.keySet().stream()
+                    .filter(id -> !id.equals(damagedStoreId))
+                    .findFirst()
+                    .orElseThrow();
+            for (Path object : listed(snapshots.resolve(missingStore).resolve("files"))) {
+                Files.delete(object);
+            }
+            List<String> damagedStores = new ArrayList<>(new java.util.TreeSet<>(List.of(damagedStore, missingStore)));
+            ToolTest.Run damaged = run(tool, toolOptions, "--json", "snapshots", "verify", location);
             assertEquals(1, damaged.exit(), damaged.toString());
             List<String> named = new ArrayList<>();
             JSON.readTree(damaged.out()).path("stores").forEach(s -> {
@@ -161,22 +185,34 @@ class ToolSnapshotsTest {
             });
             assertEquals(damagedStores, named, damaged.toString());
             Path third = kafka.tmp.resolve("host3").resolve("store");
-            ToolTest.Run fallback = ToolTest.run(
-                    tool, List.of("--json", "snapshots", "fetch", location, damagedStores.get(0), third.toString()));
+            ToolTest.Run fallback =
+                    run(tool, toolOptions, "--json", "snapshots", "fetch", location, damagedStore, third.toString());
             JsonNode fetched = JSON.readTree(fallback.out());
             assertEquals(1, fallback.exit(), "newer snapshots skipped: " + fallback);
             assertTrue(fetched.path("skipped").asLong() > 0, fallback.toString());
             assertTrue(
                     fetched.path("seq").asLong()
-                            < stores.get(damagedStores.get(0))
-                                    .path("newestUsable")
-                                    .asLong(),
+                            < stores.get(damagedStore).path("newestUsable").asLong(),
                     fallback.toString());
             assertTrue(Files.exists(third.resolve("CURRENT")), "the older snapshot is in place");
             assertFalse(fallback.err().contains("Exception"), "warnings name the damage, no stack trace: " + fallback);
             say("  damaged and missing objects: verify names both stores; fetch took snapshot "
                     + fetched.path("seq").asLong());
         }
-        say("  ToolSnapshotsTest took " + BrokerFixture.ms(t0) + " ms");
+        say("  ToolSnapshotsTest (" + locationKind + ") took " + BrokerFixture.ms(t0) + " ms");
+    }
+
+    /** The files in {@code dir}, by name. */
+    static List<Path> listed(Path dir) throws java.io.IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.sorted().toList();
+        }
+    }
+
+    /** The tool with {@code args}, the location's options after them. */
+    static ToolTest.Run run(Path tool, List<String> options, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(options);
+        return ToolTest.run(tool, all);
     }
 }
