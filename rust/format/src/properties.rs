@@ -113,7 +113,9 @@ pub fn open_options(bytes: &[u8]) {
 /// Any bytes as each record the snapshot natives take or return: what decodes re-encodes to the
 /// same bytes (every layout has one encoding).
 pub fn snapshot_calls(bytes: &[u8]) {
-    use crate::snapshot_calls::{ListAnswer, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
+    use crate::snapshot_calls::{
+        ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+    };
     if let Ok(options) = LocationOptions::decode(bytes) {
         assert_eq!(options.encode(), bytes);
     }
@@ -128,6 +130,9 @@ pub fn snapshot_calls(bytes: &[u8]) {
     }
     if let Ok(answer) = RetainAnswer::decode(bytes) {
         assert_eq!(answer.encode(), bytes);
+    }
+    if let Ok(request) = ListRequest::decode(bytes) {
+        assert_eq!(request.encode(), bytes);
     }
     if let Ok(answer) = ListAnswer::decode(bytes) {
         assert_eq!(answer.encode(), bytes);

@@ -19,13 +19,20 @@
 //!                  [int64 objectsVerified][int64 objectsDamaged][int64 objectsResent]
 //!                  [int32 count] count × ([str topic][int32 partition][int64 offset])
 //! RetainAnswer     [version][int64 manifestsDeleted][int64 objectsDeleted]
+//! ListRequest      [version][str storeId][int64 patienceMs][int64 timeoutMs]
+//!                  [int32 count] count × ([str topic][int32 partition][int64 start][int64 end])
 //! ListAnswer       [version][int32 count] count × ([str storeId][int64 seq][int64 createdMs]
 //!                  [int64 files][int64 bytes][int8 transactional][int8 strategy][int8 valueFormat]
-//!                  [int8 ttl][str problem][int32 count] count × ([str topic][int32 partition][int64 offset]))
+//!                  [int8 ttl][str problem][str changelogRefuses]
+//!                  [int32 count] count × ([str topic][int32 partition][int64 offset]))
 //! ```
 //!
-//! A listed snapshot whose manifest does not decode has the `problem` (and its object's size as
-//! `bytes`, zeros elsewhere); a usable one an empty `problem`.
+//! A list request's empty `storeId` asks for every store; its changelogs are partitions as they
+//! are now (log start and end offsets), which a restore would check each snapshot against. A
+//! listed snapshot whose manifest does not decode has the `problem` (and its object's size as
+//! `bytes`, zeros elsewhere); a usable one an empty `problem`. `changelogRefuses` says why a
+//! restore now would pass a usable snapshot over for one of the request's changelogs (empty: it
+//! would not, or the request named none of its changelog partitions).
 //!
 //! A restore that found no usable snapshot answers no record at all (Java's null).
 
@@ -110,6 +117,19 @@ pub struct RetainAnswer {
     pub objects_deleted: i64,
 }
 
+/// What a listing of a location is asked (`NativeSnapshotLocation.list`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListRequest<'a> {
+    /// The store whose snapshots are listed; empty: every store's.
+    pub store_id: &'a str,
+    /// How long in all it may wait for the location to answer (time with no byte arriving).
+    pub patience_ms: i64,
+    /// How long it may take at most.
+    pub timeout_ms: i64,
+    /// Changelog partitions as they are now: `(partition, log start offset, log end offset)`.
+    pub changelogs: Vec<(TopicPartition, i64, i64)>,
+}
+
 /// One snapshot a listing of a location found (`NativeSnapshotLocation.list`): what its manifest
 /// says, or why it cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +148,9 @@ pub struct ListedSnapshot {
     pub ttl: bool,
     /// Why the manifest cannot be used (empty: it can).
     pub problem: String,
+    /// Why a restore now would pass it over for a changelog the request gave (empty: it would not,
+    /// or the request gave none of its changelog partitions).
+    pub changelog_refuses: String,
     /// The changelog offsets the snapshot holds.
     pub offsets: Vec<(TopicPartition, i64)>,
 }
@@ -305,6 +328,44 @@ impl RetainAnswer {
     }
 }
 
+impl<'a> ListRequest<'a> {
+    const WHAT: &'static str = "snapshot list request";
+
+    /// Decodes a record; malformed bytes name what was wrong.
+    pub fn decode(buf: &'a [u8]) -> Decoded<ListRequest<'a>> {
+        let mut reader = Reader::new(buf, Self::WHAT);
+        reader.version(VERSION)?;
+        let store_id = reader.str("storeId")?;
+        let patience_ms = reader.i64()?;
+        let timeout_ms = reader.i64()?;
+        let n = reader.count(24)?;
+        let mut changelogs = Vec::with_capacity(n);
+        for _ in 0..n {
+            let topic = reader.str("a changelog's topic")?.to_owned();
+            let partition = reader.i32()?;
+            changelogs.push((TopicPartition { topic, partition }, reader.i64()?, reader.i64()?));
+        }
+        reader.end()?;
+        Ok(ListRequest { store_id, patience_ms, timeout_ms, changelogs })
+    }
+
+    /// The bytes [`Self::decode`] reads (what Java's `SnapshotCalls.ListRequest` writes).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![VERSION];
+        push_str(&mut out, self.store_id);
+        out.extend_from_slice(&self.patience_ms.to_be_bytes());
+        out.extend_from_slice(&self.timeout_ms.to_be_bytes());
+        out.extend_from_slice(&(self.changelogs.len() as i32).to_be_bytes());
+        for (partition, start, end) in &self.changelogs {
+            push_str(&mut out, &partition.topic);
+            out.extend_from_slice(&partition.partition.to_be_bytes());
+            out.extend_from_slice(&start.to_be_bytes());
+            out.extend_from_slice(&end.to_be_bytes());
+        }
+        out
+    }
+}
+
 impl ListAnswer {
     const WHAT: &'static str = "snapshot list answer";
 
@@ -312,7 +373,7 @@ impl ListAnswer {
     pub fn decode(buf: &[u8]) -> Decoded<ListAnswer> {
         let mut reader = Reader::new(buf, Self::WHAT);
         reader.version(VERSION)?;
-        let n = reader.count(48)?;
+        let n = reader.count(52)?;
         let mut snapshots = Vec::with_capacity(n);
         for _ in 0..n {
             let store_id = reader.str("a store id")?.to_owned();
@@ -321,6 +382,7 @@ impl ListAnswer {
             let (strategy, value_format) = (reader.u8()?, reader.u8()?);
             let ttl = reader.flag("ttl")?;
             let problem = reader.str("a problem")?.to_owned();
+            let changelog_refuses = reader.str("a changelog's refusal")?.to_owned();
             let offsets = reader.offsets()?;
             snapshots.push(ListedSnapshot {
                 store_id,
@@ -333,6 +395,7 @@ impl ListAnswer {
                 value_format,
                 ttl,
                 problem,
+                changelog_refuses,
                 offsets,
             });
         }
@@ -356,6 +419,7 @@ impl ListAnswer {
                 u8::from(snapshot.ttl),
             ]);
             push_str(&mut out, &snapshot.problem);
+            push_str(&mut out, &snapshot.changelog_refuses);
             push_offsets(&mut out, &snapshot.offsets);
         }
         out
@@ -413,6 +477,13 @@ mod tests {
         assert_eq!(TakeAnswer::decode(&without.encode()), Ok(without));
         let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
         assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
+        let listing = ListRequest {
+            store_id: "",
+            patience_ms: 30_000,
+            timeout_ms: 1_800_000,
+            changelogs: vec![(TopicPartition { topic: "app-store-changelog".into(), partition: 2 }, 5, 900)],
+        };
+        assert_eq!(ListRequest::decode(&listing.encode()), Ok(listing));
     }
 
     #[test]

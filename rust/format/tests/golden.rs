@@ -14,7 +14,7 @@ use txn_rocksdb_format::inspection::{
 use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
 use txn_rocksdb_format::snapshot_calls::{
-    ListAnswer, ListedSnapshot, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+    ListAnswer, ListRequest, ListedSnapshot, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
 };
 use txn_rocksdb_format::value_format::ValueFormat;
 use txn_rocksdb_format::wire::{decode_expired, encode_expired};
@@ -181,6 +181,19 @@ fn snapshot_calls_records() {
     let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
     assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
     line("retain-answer", "counts", retained.encode());
+    let listing = ListRequest {
+        store_id: "app/counts/1-AAAAAAAAAAAAAAAAAAAAAA",
+        patience_ms: 30_000,
+        timeout_ms: 1_800_000,
+        changelogs: vec![
+            (TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 0, 42),
+            (TopicPartition { topic: "app-other-changelog".into(), partition: 0 }, 7, 7),
+        ],
+    };
+    assert_eq!(ListRequest::decode(&listing.encode()).as_ref(), Ok(&listing));
+    line("list-request", "changelogs", listing.encode());
+    let every = ListRequest { store_id: "", patience_ms: 1, timeout_ms: 2, changelogs: vec![] };
+    line("list-request", "every-store", every.encode());
     let listed = ListAnswer {
         snapshots: vec![
             ListedSnapshot {
@@ -194,6 +207,7 @@ fn snapshot_calls_records() {
                 value_format: ValueFormat::Timestamped.code(),
                 ttl: true,
                 problem: String::new(),
+                changelog_refuses: "its changelog offset 41 is not one the changelog has now".into(),
                 offsets: vec![(TopicPartition { topic: "app-counts-changelog".into(), partition: 1 }, 41)],
             },
             ListedSnapshot {
@@ -207,6 +221,7 @@ fn snapshot_calls_records() {
                 value_format: 0,
                 ttl: false,
                 problem: "its manifest does not decode (caf\u{e9})".into(),
+                changelog_refuses: String::new(),
                 offsets: vec![],
             },
         ],

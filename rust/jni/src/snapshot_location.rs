@@ -19,9 +19,8 @@ use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::Duration;
 use txn_rocksdb::snapshot::{self, Location, Prepared};
-use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreRequest};
+use txn_rocksdb_format::snapshot_calls::{ListRequest, LocationOptions, RestoreRequest};
 
 /// A prepared snapshot and the flag that cancels its upload.
 pub(crate) struct PreparedHandle {
@@ -148,29 +147,18 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
     })
 }
 
-/// Every snapshot at the location (of `store_id` only, unless null): its answer record
-/// (`ListAnswer`), waiting at most `patience_ms` in all for the location and returning by
-/// `timeout_ms`.
+/// Runs the listing the request record asks for (`ListRequest`) and returns its answer record
+/// (`ListAnswer`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_list0<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
-    store_id: JString<'l>,
-    patience_ms: jlong,
-    timeout_ms: jlong,
+    request: JByteArray<'l>,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
-        let store_id = if store_id.is_null() { None } else { Some(required_string(env, &store_id, "store id")?) };
-        let millis = |ms: jlong, what: &str| {
-            u64::try_from(ms).map(Duration::from_millis).map_err(|_| invalid(format!("{what} must not be negative")))
-        };
-        let listed = snapshot::list(
-            location(handle)?,
-            store_id.as_deref(),
-            millis(patience_ms, "patience")?,
-            millis(timeout_ms, "timeout")?,
-        )?;
-        to_java(env, Some(listed.encode()))
+        let bytes = required_bytes(env, &request, "snapshot list request")?;
+        let answer = snapshot::list_requested(location(handle)?, &ListRequest::decode(&bytes)?)?;
+        to_java(env, Some(answer.encode()))
     })
 }

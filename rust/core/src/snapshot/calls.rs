@@ -1,8 +1,9 @@
 //! What the snapshot natives' records mean (their layouts: the format crate's `snapshot_calls`):
-//! a location opened from its options, a restore run from its request, and the answers of a
-//! restore, a snapshot and a retention. The values Java sends as it holds them (`long`, `int`) are
+//! a location opened from its options, a restore and a listing run from their requests, and the
+//! answers of a restore, a snapshot and a retention. The values Java sends as it holds them (`long`, `int`) are
 //! checked here, each refusal naming the value.
 
+use super::catalog::list;
 use super::io::set_io_threads;
 use super::location::{Location, LocationSettings};
 use super::restore::{restore_newest, Changelog, RestoreBudget, Restored};
@@ -14,7 +15,9 @@ use crate::RowLayout;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
-use txn_rocksdb_format::snapshot_calls::{LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer};
+use txn_rocksdb_format::snapshot_calls::{
+    ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+};
 
 /// A positive duration in milliseconds.
 fn millis(ms: i64, what: &str) -> Result<Duration> {
@@ -65,6 +68,20 @@ pub fn restore_requested(location: &Location, request: &RestoreRequest<'_>) -> R
     let rows = RowLayout::of(request.ttl);
     let restored = restore_newest(location, request.store_id, Path::new(request.dir), &changelog, rows, budget)?;
     Ok(restored.as_ref().map(Restored::answer))
+}
+
+/// Runs the listing `request` asks for ([`list`]): every store's snapshots when its store id is
+/// empty; its time counts from now.
+pub fn list_requested(location: &Location, request: &ListRequest<'_>) -> Result<ListAnswer> {
+    let changelogs: Vec<Changelog> = request
+        .changelogs
+        .iter()
+        .map(|(partition, start, end)| Changelog { partition: partition.clone(), start: *start, end: *end })
+        .collect();
+    let store_id = Some(request.store_id).filter(|id| !id.is_empty());
+    let patience = millis(request.patience_ms, "a listing's patience")?;
+    let timeout = millis(request.timeout_ms, "a listing's time")?;
+    list(location, store_id, &changelogs, patience, timeout)
 }
 
 /// Keeps the newest `keep` snapshots of the store ([`retain`]); `keep` as Java holds it.

@@ -1,18 +1,28 @@
 //! What a location holds: every snapshot of every store (or of one), as its manifest says, for the
-//! operators' tool (`snapshots list`). Reads only: a listing, then each manifest.
+//! operators' tool (`snapshots list`). Reads only: a listing, then each manifest. Given changelog
+//! partitions as they are now, each usable snapshot also says whether a restore now would pass it
+//! over ([`Changelog::refuses`], the rule the restore itself applies).
 
 use super::io::{Patience, Stop};
 use super::layout::{manifest_seq, SNAPSHOTS};
 use super::location::Location;
+use super::restore::Changelog;
 use crate::error::Result;
 use std::time::{Duration, Instant};
 use txn_rocksdb_format::snapshot_calls::{ListAnswer, ListedSnapshot};
 use txn_rocksdb_format::snapshot_manifest::Manifest;
 
 /// Every snapshot at `location` (of `store_id` only, when given), by store id, then seq: what each
-/// manifest says, or why it cannot be used. Waits at most `patience` in all for the location to
-/// answer, and returns by `timeout`.
-pub fn list(location: &Location, store_id: Option<&str>, patience: Duration, timeout: Duration) -> Result<ListAnswer> {
+/// manifest says, or why it cannot be used, and why a restore now would pass it over for the one of
+/// `changelogs` its offsets belong to. Waits at most `patience` in all for the location to answer,
+/// and returns by `timeout`.
+pub fn list(
+    location: &Location,
+    store_id: Option<&str>,
+    changelogs: &[Changelog],
+    patience: Duration,
+    timeout: Duration,
+) -> Result<ListAnswer> {
     location.check_answering()?;
     let patience = Patience::new(patience);
     let stop = Stop { deadline: Some(Instant::now() + timeout), cancel: None, patience: Some(&patience) };
@@ -34,7 +44,9 @@ pub fn list(location: &Location, store_id: Option<&str>, patience: Duration, tim
     for (store_id, seq, object) in manifests {
         let read = location.get(&object.location, stop)?;
         let listed = match read.as_deref().map(Manifest::decode) {
-            Some(Ok(manifest)) if manifest.store_id == store_id && manifest.seq == seq => described(manifest),
+            Some(Ok(manifest)) if manifest.store_id == store_id && manifest.seq == seq => {
+                described(manifest, changelogs)
+            }
             Some(Ok(manifest)) => unusable(
                 &store_id,
                 seq,
@@ -49,7 +61,12 @@ pub fn list(location: &Location, store_id: Option<&str>, patience: Duration, tim
     Ok(ListAnswer { snapshots })
 }
 
-fn described(manifest: Manifest) -> ListedSnapshot {
+fn described(manifest: Manifest, changelogs: &[Changelog]) -> ListedSnapshot {
+    let changelog_refuses = changelogs
+        .iter()
+        .find(|changelog| manifest.offsets.iter().any(|(partition, _)| *partition == changelog.partition))
+        .and_then(|changelog| changelog.refuses(&manifest))
+        .unwrap_or_default();
     ListedSnapshot {
         seq: manifest.seq as i64,
         created_ms: manifest.created_ms,
@@ -60,6 +77,7 @@ fn described(manifest: Manifest) -> ListedSnapshot {
         value_format: manifest.value_format.code(),
         ttl: manifest.ttl,
         problem: String::new(),
+        changelog_refuses,
         offsets: manifest.offsets,
         store_id: manifest.store_id,
     }
@@ -77,6 +95,7 @@ fn unusable(store_id: &str, seq: u64, bytes: u64, problem: String) -> ListedSnap
         value_format: 0,
         ttl: false,
         problem,
+        changelog_refuses: String::new(),
         offsets: Vec::new(),
     }
 }

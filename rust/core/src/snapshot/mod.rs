@@ -19,7 +19,8 @@
 //! snapshot that belongs to the changelog as it is now and whose every object exists and matches its size and checksum, downloaded into a
 //! directory beside the store's and renamed into place; older snapshots where one is damaged or
 //! incomplete; `None` where none is usable (the caller restores from the changelog).
-//! [`list`]: every snapshot at a location, as its manifest says (the operators' tool).
+//! [`list`]: every snapshot at a location, as its manifest says, and whether a restore now would
+//! pass it over for its changelog as it is (the operators' tool).
 //! [`retain`]: the newest N manifests kept, and the objects none of them references deleted once
 //! they are older than the oldest kept manifest (so never an object a snapshot being written sent).
 //!
@@ -41,7 +42,7 @@ mod retention;
 mod sent;
 mod take;
 
-pub use calls::{open_location, restore_requested, retain_requested};
+pub use calls::{list_requested, open_location, restore_requested, retain_requested};
 pub use catalog::list;
 pub use io::{io_threads, set_io_threads, DEFAULT_IO_THREADS};
 pub use location::{Location, LocationSettings};

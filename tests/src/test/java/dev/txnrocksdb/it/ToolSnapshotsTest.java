@@ -145,6 +145,25 @@ class ToolSnapshotsTest {
                 second.stop();
             }
 
+            // with the cluster: each store's changelog as it is now; every newest snapshot is one a new
+            // host restores (the changelog still has its offset)
+            List<String> cluster = List.of("--bootstrap-server", kafka.bootstrap());
+            ToolTest.Run judged = run(tool, concat(toolOptions, cluster), "--json", "snapshots", "list", location);
+            assertEquals(0, judged.exit(), judged.toString());
+            JSON.readTree(judged.out()).path("stores").forEach(store -> {
+                assertEquals(
+                        store.path("newestUsable").asLong(),
+                        store.path("newHostRestores").asLong(),
+                        store.toString());
+                JsonNode changelog = store.path("changelog");
+                assertTrue(changelog.path("exists").asBoolean(), store.toString());
+                assertTrue(changelog.path("end").asLong() > 0, store.toString());
+            });
+            Files.writeString(
+                    examples.resolve("snapshots-list-cluster-" + locationKind + ".txt"),
+                    run(tool, concat(toolOptions, cluster), "snapshots", "list", location)
+                            .out());
+
             // a damaged object and a missing one: verify names both stores, fetch takes an older snapshot.
             // Damaged: every object sent for a store's newest snapshot (written after the snapshot
             // before it, whose objects are untouched); missing: every object of another store.
@@ -198,6 +217,60 @@ class ToolSnapshotsTest {
             assertFalse(fallback.err().contains("Exception"), "warnings name the damage, no stack trace: " + fallback);
             say("  damaged and missing objects: verify names both stores; fetch took snapshot "
                     + fetched.path("seq").asLong());
+
+            // the damaged store's changelog topic deleted and created again (a new topic id): a new host
+            // uses none of that store's snapshots (of any partition); the other stores' stay as they were
+            String recreatedStore = damagedStore.split("/")[1];
+            String recreated = appId + "-" + recreatedStore + "-changelog";
+            try (org.apache.kafka.clients.admin.Admin admin = kafka.admin()) {
+                admin.deleteTopics(List.of(recreated)).all().get();
+                BrokerFixture.await("the changelog deleted", Duration.ofSeconds(60), () -> {
+                    try {
+                        return !admin.listTopics().names().get().contains(recreated);
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+            }
+            kafka.createTopics(PARTITIONS, recreated);
+            ToolTest.Run after = run(tool, concat(toolOptions, cluster), "--json", "snapshots", "list", location);
+            int notUsed = 0;
+            for (JsonNode store : JSON.readTree(after.out()).path("stores")) {
+                String storeId = store.path("storeId").asText();
+                if (storeId.split("/")[1].equals(recreatedStore)) {
+                    notUsed++;
+                    assertTrue(store.path("newHostRestores").isNull(), store.toString());
+                    assertTrue(store.path("notUsed").asText().contains("deleted and recreated"), store.toString());
+                } else if (!storeId.equals(missingStore)) {
+                    assertEquals(
+                            stores.get(storeId).path("newestUsable").asLong(),
+                            store.path("newHostRestores").asLong(),
+                            store.toString());
+                }
+            }
+            assertEquals(PARTITIONS, notUsed, "every partition of " + recreatedStore + ": " + after);
+            String otherPartition = stores.keySet().stream()
+                    .filter(id -> id.split("/")[1].equals(recreatedStore) && !id.equals(damagedStoreId))
+                    .findFirst()
+                    .orElseThrow();
+            Path fourth = kafka.tmp.resolve("host4").resolve("store");
+            ToolTest.Run refused = run(
+                    tool,
+                    concat(toolOptions, cluster),
+                    "snapshots",
+                    "fetch",
+                    location,
+                    otherPartition,
+                    fourth.toString());
+            assertEquals(1, refused.exit(), refused.toString());
+            assertTrue(refused.out().contains("deleted and recreated"), refused.toString());
+            assertFalse(Files.exists(fourth.resolve("CURRENT")), "nothing fetched: " + refused);
+            Files.writeString(
+                    examples.resolve("snapshots-list-recreated-" + locationKind + ".txt"),
+                    run(tool, concat(toolOptions, cluster), "snapshots", "list", location, "--store", otherPartition)
+                            .out());
+            say("  changelog " + recreated + " recreated: a new host uses none of its " + notUsed
+                    + " stores' snapshots; fetch refuses them");
         }
         say("  ToolSnapshotsTest (" + locationKind + ") took " + BrokerFixture.ms(t0) + " ms");
     }
@@ -207,6 +280,12 @@ class ToolSnapshotsTest {
         try (Stream<Path> files = Files.list(dir)) {
             return files.sorted().toList();
         }
+    }
+
+    static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** The tool with {@code args}, the location's options after them. */

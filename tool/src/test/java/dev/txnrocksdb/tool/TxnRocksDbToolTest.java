@@ -103,6 +103,15 @@ class TxnRocksDbToolTest {
         assertUsage(run(NEVER, "snapshots", "list", "s3://bucket", "--hex"), "unknown option of snapshots: --hex");
         assertUsage(
                 run(NEVER, "--hex", "snapshots", "list", "s3://bucket"), "snapshots comes first, after --json only");
+        assertUsage(
+                run(NEVER, "snapshots", "list", "s3://bucket", "--bootstrap-server"),
+                "--bootstrap-server needs a value");
+        assertUsage(
+                run(NEVER, "snapshots", "list", "s3://bucket", "--command-config", "/no/such/admin.properties"),
+                "no such file: /no/such/admin.properties");
+        assertUsage(
+                run(NEVER, "snapshots", "list", "s3://bucket", "--command-config", "pom.xml"),
+                "--command-config goes with --bootstrap-server");
     }
 
     @Test

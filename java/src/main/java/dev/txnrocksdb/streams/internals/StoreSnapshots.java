@@ -192,7 +192,7 @@ public final class StoreSnapshots implements AutoCloseable {
             return null;
         }
         String applicationId = String.valueOf(context.applicationId());
-        String storeId = applicationId + "/" + storeName + "/" + changelog.partition() + "-" + state.topicId;
+        String storeId = new SnapshotStoreId(applicationId, storeName, changelog.partition(), state.topicId).toString();
         SnapshotLocations.Lease lease;
         try {
             lease = SnapshotLocations.acquire(settings.snapshotLocationOptions(storeName));

@@ -1,6 +1,7 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -136,17 +137,17 @@ public final class NativeSnapshotLocation implements AutoCloseable {
     }
 
     /**
-     * Every snapshot at the location, of the store {@code storeId} only unless it is null: what
-     * each manifest says, or why it cannot be used; by store id, then number. Reads only.
+     * Every snapshot at the location the request asks for (one store's or every store's): what
+     * each manifest says, or why it cannot be used, and why a restore now would pass it over for
+     * the request's changelogs; by store id, then number. Reads only.
      *
-     * @param patience the waiting it puts up with in all, with nothing arriving from the location
-     * @param timeout when it gives up, done or not
      * @throws ProcessorStateException if the location fails or does not answer in time
      */
-    public SnapshotCalls.Listed list(String storeId, java.time.Duration patience, java.time.Duration timeout) {
+    public SnapshotCalls.Listed list(SnapshotCalls.ListRequest request) {
+        Objects.requireNonNull(request, "request cannot be null");
         acquire();
         try {
-            return SnapshotCalls.Listed.decode(list0(handle, storeId, patience.toMillis(), timeout.toMillis()));
+            return SnapshotCalls.Listed.decode(list0(handle, request.encode()));
         } finally {
             release();
         }
@@ -189,5 +190,5 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     private static native byte[] retain(long handle, long preparedHandle, String storeId, int keep);
 
-    private static native byte[] list0(long handle, String storeId, long patienceMs, long timeoutMs);
+    private static native byte[] list0(long handle, byte[] request);
 }

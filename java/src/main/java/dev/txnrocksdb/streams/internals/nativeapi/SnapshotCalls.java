@@ -248,6 +248,55 @@ public final class SnapshotCalls {
         }
     }
 
+    /**
+     * What listing a location's snapshots is asked ({@code ListRequest}): one store's or every
+     * store's, and optionally changelog partitions as they are now, against which each usable
+     * snapshot is checked as a restore now would check it ({@link Listed.Snapshot#changelogRefuses}).
+     */
+    public static final class ListRequest {
+        private final String storeId;
+        private final long patienceMs;
+        private final long timeoutMs;
+        private final Map<TopicPartition, long[]> changelogs;
+
+        /**
+         * @param storeId the store whose snapshots are listed, or null for every store's
+         * @param patienceMs the waiting it puts up with in all, with nothing arriving from the location
+         * @param timeoutMs when it gives up, done or not
+         */
+        public ListRequest(String storeId, long patienceMs, long timeoutMs) {
+            this(storeId, patienceMs, timeoutMs, new java.util.LinkedHashMap<>());
+        }
+
+        private ListRequest(String storeId, long patienceMs, long timeoutMs, Map<TopicPartition, long[]> changelogs) {
+            this.storeId = storeId == null ? "" : storeId;
+            this.patienceMs = patienceMs;
+            this.timeoutMs = timeoutMs;
+            this.changelogs = changelogs;
+        }
+
+        /**
+         * This request with a changelog partition's log start and end offsets now: a snapshot of
+         * it whose offset the partition no longer has ({@code start <= offset + 1 <= end}) is one
+         * a restore now passes over.
+         */
+        public ListRequest changelog(TopicPartition partition, long start, long end) {
+            Map<TopicPartition, long[]> more = new java.util.LinkedHashMap<>(changelogs);
+            more.put(Objects.requireNonNull(partition, "partition cannot be null"), new long[] {start, end});
+            return new ListRequest(storeId, patienceMs, timeoutMs, more);
+        }
+
+        byte[] encode() {
+            Encoder out = new Encoder().str(storeId).putLong(patienceMs).putLong(timeoutMs);
+            out.putInt(changelogs.size());
+            changelogs.forEach((partition, range) -> out.str(partition.topic())
+                    .putInt(partition.partition())
+                    .putLong(range[0])
+                    .putLong(range[1]));
+            return out.bytes();
+        }
+    }
+
     /** A snapshot a restore put in place. */
     public static final class Restored {
         /** The snapshot's number. */
@@ -347,7 +396,7 @@ public final class SnapshotCalls {
         public final java.util.List<Snapshot> snapshots;
 
         private Listed(RecordDecoder in) {
-            int count = in.count(48);
+            int count = in.count(52);
             java.util.List<Snapshot> all = new java.util.ArrayList<>(count);
             for (int i = 0; i < count; i++) {
                 all.add(new Snapshot(in));
@@ -382,6 +431,12 @@ public final class SnapshotCalls {
             public final boolean ttl;
             /** Why its manifest cannot be used; empty when it can. */
             public final String problem;
+            /**
+             * Why a restore now would pass it over for its changelog as the request gave it (the
+             * partition no longer has its offset); empty when it would not, or when the request
+             * gave no changelog of it.
+             */
+            public final String changelogRefuses;
             /** The changelog offsets it holds, in the record's order. */
             public final Map<TopicPartition, Long> offsets;
 
@@ -396,6 +451,7 @@ public final class SnapshotCalls {
                 int format = in.u8();
                 this.ttl = in.flag("ttl");
                 this.problem = in.str("a problem");
+                this.changelogRefuses = in.str("a changelog's refusal");
                 this.valueFormat = in.valueFormat(format);
                 this.offsets = in.offsets();
             }

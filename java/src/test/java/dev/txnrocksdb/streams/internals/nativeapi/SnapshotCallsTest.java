@@ -71,6 +71,16 @@ class SnapshotCallsTest {
         assertEquals(
                 HexFormat.of().formatHex(golden.get("restore-request counts")),
                 HexFormat.of().formatHex(request.encode()));
+        SnapshotCalls.ListRequest listing = new SnapshotCalls.ListRequest(
+                        "app/counts/1-AAAAAAAAAAAAAAAAAAAAAA", 30_000, 1_800_000)
+                .changelog(CHANGELOG, 0, 42)
+                .changelog(new TopicPartition("app-other-changelog", 0), 7, 7);
+        assertEquals(
+                HexFormat.of().formatHex(golden.get("list-request changelogs")),
+                HexFormat.of().formatHex(listing.encode()));
+        assertEquals(
+                HexFormat.of().formatHex(golden.get("list-request every-store")),
+                HexFormat.of().formatHex(new SnapshotCalls.ListRequest(null, 1, 2).encode()));
     }
 
     @Test
@@ -110,9 +120,11 @@ class SnapshotCallsTest {
         assertEquals(1, usable.strategy, "secondary-store's code");
         assertEquals(Arrays.asList(true, true, ""), Arrays.asList(usable.transactional, usable.ttl, usable.problem));
         assertEquals(Map.of(CHANGELOG, 41L), usable.offsets);
+        assertEquals("its changelog offset 41 is not one the changelog has now", usable.changelogRefuses);
         SnapshotCalls.Listed.Snapshot damaged = listed.snapshots.get(1);
         assertEquals(Arrays.asList(14L, 12L), Arrays.asList(damaged.seq, damaged.bytes));
         assertEquals("its manifest does not decode (caf\u00e9)", damaged.problem);
+        assertEquals("", damaged.changelogRefuses);
         assertEquals(Map.of(), damaged.offsets);
         assertEquals(
                 0,
