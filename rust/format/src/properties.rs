@@ -114,7 +114,8 @@ pub fn open_options(bytes: &[u8]) {
 /// same bytes (every layout has one encoding).
 pub fn snapshot_calls(bytes: &[u8]) {
     use crate::snapshot_calls::{
-        ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+        DownloadProgress, ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer,
+        TakeAnswer,
     };
     if let Ok(options) = LocationOptions::decode(bytes) {
         assert_eq!(options.encode(), bytes);
@@ -129,6 +130,9 @@ pub fn snapshot_calls(bytes: &[u8]) {
         assert_eq!(answer.encode(), bytes);
     }
     if let Ok(answer) = RetainAnswer::decode(bytes) {
+        assert_eq!(answer.encode(), bytes);
+    }
+    if let Ok(answer) = DownloadProgress::decode(bytes) {
         assert_eq!(answer.encode(), bytes);
     }
     if let Ok(request) = ListRequest::decode(bytes) {

@@ -15,6 +15,7 @@
 //! RestoreRequest   [version][str storeId][str dir][str topic][int32 partition][int64 start][int64 end]
 //!                  [int64 patienceMs][int64 timeoutMs][int8 ttl]
 //! RestoreAnswer    [version][int64 seq][int64 files][int64 bytes][int64 skipped][int64 waitedMs]
+//! DownloadProgress [version][int64 seq][int64 doneBytes][int64 totalBytes][int64 elapsedMs]
 //! TakeAnswer       [version][int64 seq][int64 files][int64 objectsSent][int64 bytesSent]
 //!                  [int64 objectsVerified][int64 objectsDamaged][int64 objectsResent]
 //!                  [int32 count] count × ([str topic][int32 partition][int64 offset])
@@ -90,6 +91,16 @@ pub struct RestoreAnswer {
     pub skipped: i64,
     /// Milliseconds it waited with no byte arriving.
     pub waited_ms: i64,
+}
+
+/// How far a restore's download has come (`NativeSnapshotLocation.DownloadWatch`): the snapshot
+/// being downloaded (-1 before any), bytes received of its total, milliseconds since it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DownloadProgress {
+    pub seq: i64,
+    pub done_bytes: i64,
+    pub total_bytes: i64,
+    pub elapsed_ms: i64,
 }
 
 /// What sending a snapshot answers (`NativeSnapshotLocation.upload`).
@@ -268,6 +279,21 @@ impl RestoreAnswer {
     /// The bytes [`Self::decode`] reads (what Java's `NativeSnapshotLocation.Restored` reads).
     pub fn encode(&self) -> Vec<u8> {
         encode_longs(&[self.seq, self.files, self.bytes, self.skipped, self.waited_ms])
+    }
+}
+
+impl DownloadProgress {
+    const WHAT: &'static str = "snapshot download progress";
+
+    /// Decodes a record; malformed bytes name what was wrong.
+    pub fn decode(buf: &[u8]) -> Decoded<DownloadProgress> {
+        let [seq, done_bytes, total_bytes, elapsed_ms] = decode_longs(buf, Self::WHAT)?;
+        Ok(DownloadProgress { seq, done_bytes, total_bytes, elapsed_ms })
+    }
+
+    /// The bytes [`Self::decode`] reads (what Java's `SnapshotCalls.Downloading` reads).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_longs(&[self.seq, self.done_bytes, self.total_bytes, self.elapsed_ms])
     }
 }
 
@@ -477,6 +503,8 @@ mod tests {
         assert_eq!(TakeAnswer::decode(&without.encode()), Ok(without));
         let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
         assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
+        let downloading = DownloadProgress { seq: 3, done_bytes: 1 << 20, total_bytes: 4 << 20, elapsed_ms: 12_000 };
+        assert_eq!(DownloadProgress::decode(&downloading.encode()), Ok(downloading));
         let listing = ListRequest {
             store_id: "",
             patience_ms: 30_000,

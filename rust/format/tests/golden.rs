@@ -14,7 +14,8 @@ use txn_rocksdb_format::inspection::{
 use txn_rocksdb_format::offsets::TopicPartition;
 use txn_rocksdb_format::open_options::{CorruptionPolicy, OpenOptions, Strategy, TimeBasis, TtlOptions};
 use txn_rocksdb_format::snapshot_calls::{
-    ListAnswer, ListRequest, ListedSnapshot, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+    DownloadProgress, ListAnswer, ListRequest, ListedSnapshot, LocationOptions, RestoreAnswer, RestoreRequest,
+    RetainAnswer, TakeAnswer,
 };
 use txn_rocksdb_format::value_format::ValueFormat;
 use txn_rocksdb_format::wire::{decode_expired, encode_expired};
@@ -181,6 +182,11 @@ fn snapshot_calls_records() {
     let retained = RetainAnswer { manifests_deleted: 2, objects_deleted: 5 };
     assert_eq!(RetainAnswer::decode(&retained.encode()), Ok(retained));
     line("retain-answer", "counts", retained.encode());
+    let downloading = DownloadProgress { seq: 12, done_bytes: 3 << 20, total_bytes: 5 << 30, elapsed_ms: 20_000 };
+    assert_eq!(DownloadProgress::decode(&downloading.encode()), Ok(downloading));
+    line("download-progress", "counts", downloading.encode());
+    let before = DownloadProgress { seq: -1, done_bytes: 0, total_bytes: 0, elapsed_ms: 0 };
+    line("download-progress", "none-yet", before.encode());
     let listing = ListRequest {
         store_id: "app/counts/1-AAAAAAAAAAAAAAAAAAAAAA",
         patience_ms: 30_000,

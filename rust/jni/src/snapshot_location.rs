@@ -4,12 +4,13 @@
 //! retention answer, cross as records (the format crate's `snapshot_calls`); this file only
 //! decodes, calls and encodes. A prepared snapshot (a checkpoint waiting to be sent) is a handle
 //! of its own, a [`PreparedHandle`], so that it can be sent on another thread and cancelled from
-//! a third.
+//! a third; so is a restore's [`DownloadWatch`], read on another thread while the restore runs.
 //!
 //! # Safety
 //! Every handle is as described in `handles` (0 or live until its `close`/`release`): the Java
-//! owners (`NativeSnapshotLocation`, `PreparedSnapshot`) free each exactly once, after every call
-//! on it returned; `cancel` may run while `upload` runs on another thread (both only borrow).
+//! owners (`NativeSnapshotLocation`, `PreparedSnapshot`, `DownloadWatch`) free each exactly once,
+//! after every call on it returned; `cancel` may run while `upload` runs on another thread, and
+//! `watchFigures` while `restoreNewest` runs (all only borrow).
 
 use crate::ffi::{invalid, run, NativeResult};
 use crate::handles::{borrow, free, into_handle, required_bytes, required_string, to_java};
@@ -19,7 +20,8 @@ use jni::sys::{jint, jlong};
 use jni::EnvUnowned;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use txn_rocksdb::snapshot::{self, Location, Prepared};
+use std::time::Duration;
+use txn_rocksdb::snapshot::{self, DownloadWatch, Location, Prepared};
 use txn_rocksdb_format::snapshot_calls::{ListRequest, LocationOptions, RestoreRequest};
 
 /// A prepared snapshot and the flag that cancels its upload.
@@ -56,19 +58,62 @@ pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSna
 }
 
 /// Runs the restore the request record asks for (`RestoreRequest`) and returns its answer record
-/// (`RestoreAnswer`), or null when no snapshot is usable.
+/// (`RestoreAnswer`), or null when no snapshot is usable; how far its download came goes to the
+/// watch behind `watch_handle`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_restoreNewest<'l>(
     mut env: EnvUnowned<'l>,
     _class: JClass<'l>,
     handle: jlong,
     request: JByteArray<'l>,
+    watch_handle: jlong,
 ) -> JByteArray<'l> {
     run(&mut env, |env| {
         let bytes = required_bytes(env, &request, "snapshot restore request")?;
-        let answer = snapshot::restore_requested(location(handle)?, &RestoreRequest::decode(&bytes)?)?;
+        let watch: &DownloadWatch = borrow(watch_handle, "snapshot download watch")?;
+        let answer = snapshot::restore_requested(location(handle)?, &RestoreRequest::decode(&bytes)?, watch)?;
         to_java(env, answer.map(|answer| answer.encode()))
     })
+}
+
+/// A new watch of a restore's download, which logs its progress every `interval_ms` (0: the
+/// engine's default, 10 s).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_newWatch<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    interval_ms: jlong,
+) -> jlong {
+    run(&mut env, |_| {
+        let interval = u64::try_from(interval_ms)
+            .map_err(|_| invalid(format!("a download's progress interval must be at least 0 ms, not {interval_ms}")))?;
+        Ok(into_handle(match interval {
+            0 => DownloadWatch::default(),
+            ms => DownloadWatch::logged_every(Duration::from_millis(ms)),
+        }))
+    })
+}
+
+/// What the watch behind `watch_handle` reads now (`DownloadProgress`).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_watchFigures<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    watch_handle: jlong,
+) -> JByteArray<'l> {
+    run(&mut env, |env| {
+        let watch: &DownloadWatch = borrow(watch_handle, "snapshot download watch")?;
+        to_java(env, Some(watch.figures().answer().encode()))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_txnrocksdb_streams_internals_nativeapi_NativeSnapshotLocation_freeWatch<'l>(
+    mut env: EnvUnowned<'l>,
+    _class: JClass<'l>,
+    watch_handle: jlong,
+) {
+    run(&mut env, |_| free::<DownloadWatch>(watch_handle, "snapshot download watch"))
 }
 
 /// Takes the checkpoint of the store behind `store_handle` and returns the prepared snapshot's

@@ -6,7 +6,9 @@
 use super::catalog::list;
 use super::io::set_io_threads;
 use super::location::{Location, LocationSettings};
-use super::restore::{restore_newest, Changelog, RestoreBudget, Restored};
+use super::progress::DownloadFigures;
+use super::progress::DownloadWatch;
+use super::restore::{restore_newest_watched, Changelog, RestoreBudget, Restored};
 use super::retention::{retain, Retained};
 use super::take::Taken;
 use crate::error::{Error, Result};
@@ -16,7 +18,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use txn_rocksdb_format::snapshot_calls::{
-    ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
+    DownloadProgress, ListAnswer, ListRequest, LocationOptions, RestoreAnswer, RestoreRequest, RetainAnswer, TakeAnswer,
 };
 
 /// A positive duration in milliseconds.
@@ -54,8 +56,13 @@ pub fn open_location(options: &LocationOptions<'_>) -> Result<Location> {
     Location::open(options.uri, &store_options, settings)
 }
 
-/// Runs the restore `request` asks for ([`restore_newest`]); its time counts from now.
-pub fn restore_requested(location: &Location, request: &RestoreRequest<'_>) -> Result<Option<RestoreAnswer>> {
+/// Runs the restore `request` asks for ([`restore_newest_watched`]), how far its download came in
+/// `watch`; its time counts from now.
+pub fn restore_requested(
+    location: &Location,
+    request: &RestoreRequest<'_>,
+    watch: &DownloadWatch,
+) -> Result<Option<RestoreAnswer>> {
     let changelog = Changelog {
         partition: TopicPartition { topic: request.topic.to_string(), partition: request.partition },
         start: request.start,
@@ -66,7 +73,8 @@ pub fn restore_requested(location: &Location, request: &RestoreRequest<'_>) -> R
         deadline: Some(Instant::now() + millis(request.timeout_ms, "a restore's time")?),
     };
     let rows = RowLayout::of(request.ttl);
-    let restored = restore_newest(location, request.store_id, Path::new(request.dir), &changelog, rows, budget)?;
+    let dir = Path::new(request.dir);
+    let restored = restore_newest_watched(location, request.store_id, dir, &changelog, rows, budget, watch)?;
     Ok(restored.as_ref().map(Restored::answer))
 }
 
@@ -89,6 +97,18 @@ pub fn retain_requested(location: &Location, store_id: &str, keep: i32, cancel: 
     let keep = usize::try_from(keep)
         .map_err(|_| Error::InvalidArgument(format!("snapshots to keep is {keep}, not at least 1")))?;
     Ok(retain(location, store_id, keep, cancel)?.answer())
+}
+
+impl DownloadFigures {
+    /// The record Java reads.
+    pub fn answer(&self) -> DownloadProgress {
+        DownloadProgress {
+            seq: self.seq,
+            done_bytes: to_long(self.done),
+            total_bytes: to_long(self.total),
+            elapsed_ms: to_long(self.elapsed.as_millis()),
+        }
+    }
 }
 
 impl Restored {

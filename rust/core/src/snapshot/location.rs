@@ -391,7 +391,7 @@ impl Location {
         objects: &[ObjectPath],
         file: &Path,
         stop: Stop<'_>,
-        progress: &Progress,
+        progress: &Progress<'_>,
     ) -> Result<Option<Fetched>> {
         use std::io::Write;
         let local =

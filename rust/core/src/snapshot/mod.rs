@@ -28,7 +28,8 @@
 //! restore by its [`RestoreBudget`] (the waiting it puts up with, a deadline), an upload by its
 //! cancel flag; a location that went unanswered is skipped for a while (`LocationSettings`). Every
 //! location of a process shares one I/O runtime of [`io_threads`] threads. A download still running
-//! after 10 s logs how far it came every 10 s (`progress.rs`).
+//! after 10 s logs how far it came every 10 s, and a [`DownloadWatch`] gives the same figures to
+//! another thread (`progress.rs`).
 
 mod calls;
 mod catalog;
@@ -46,7 +47,8 @@ pub use calls::{list_requested, open_location, restore_requested, retain_request
 pub use catalog::list;
 pub use io::{io_threads, set_io_threads, DEFAULT_IO_THREADS};
 pub use location::{Location, LocationSettings};
-pub use restore::{restore_newest, Changelog, RestoreBudget, Restored};
+pub use progress::{DownloadFigures, DownloadWatch};
+pub use restore::{restore_newest, restore_newest_watched, Changelog, RestoreBudget, Restored};
 pub use retention::{retain, Retained};
 pub use take::{prepare, take, upload, Prepared, Taken};
 pub use txn_rocksdb_format::snapshot_manifest::{FilePart, Manifest, SnapshotFile};

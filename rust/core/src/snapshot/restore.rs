@@ -4,7 +4,7 @@ use super::io::{Patience, Stop};
 use super::layout::{manifest_seq, FILES, SNAPSHOTS};
 use super::local::local_err;
 use super::location::Location;
-use super::progress::{self, Progress};
+use super::progress::{DownloadWatch, Progress};
 use crate::error::{Error, Result};
 use crate::offsets::TopicPartition;
 use crate::RowLayout;
@@ -107,16 +107,37 @@ pub fn restore_newest(
     rows: RowLayout,
     budget: RestoreBudget,
 ) -> Result<Option<Restored>> {
+    restore_newest_watched(location, store_id, dir, changelog, rows, budget, &DownloadWatch::default())
+}
+
+/// [`restore_newest`], with how far its download has come in `watch` while it runs.
+pub fn restore_newest_watched(
+    location: &Location,
+    store_id: &str,
+    dir: &Path,
+    changelog: &Changelog,
+    rows: RowLayout,
+    budget: RestoreBudget,
+    watch: &DownloadWatch,
+) -> Result<Option<Restored>> {
     check_empty(dir)?;
     location.check_answering()?;
     let patience = Patience::new(budget.patience);
     let stop = Stop { deadline: budget.deadline, cancel: None, patience: Some(&patience) };
     let staging = staging_dir(dir)?;
-    let restored = restore_into(location, store_id, dir, &staging, changelog, rows, stop);
+    let wanted = Wanted { changelog, rows };
+    let restored = restore_into(location, store_id, dir, &staging, &wanted, stop, watch);
     if restored.is_err() {
         remove_dir(&staging)?;
     }
     restored
+}
+
+/// What a restore wants of a snapshot: that it belongs to the changelog as it is now, and holds
+/// rows in the layout the store opens with.
+struct Wanted<'a> {
+    changelog: &'a Changelog,
+    rows: RowLayout,
 }
 
 fn restore_into(
@@ -124,10 +145,11 @@ fn restore_into(
     store_id: &str,
     dir: &Path,
     staging: &Path,
-    changelog: &Changelog,
-    rows: RowLayout,
+    wanted: &Wanted<'_>,
     stop: Stop<'_>,
+    watch: &DownloadWatch,
 ) -> Result<Option<Restored>> {
+    let (changelog, rows) = (wanted.changelog, wanted.rows);
     let snapshots = location.path(store_id, SNAPSHOTS)?;
     let mut seqs: Vec<(u64, object_store::path::Path)> = location
         .list(&snapshots, stop)?
@@ -159,7 +181,7 @@ fn restore_into(
                     }
                 }));
             }
-            fetch(location, store_id, &manifest, dir, staging, stop)?;
+            fetch(location, store_id, &manifest, dir, staging, stop, watch)?;
             Ok(manifest)
         });
         match fetched {
@@ -223,6 +245,7 @@ fn fetch(
     dir: &Path,
     staging: &Path,
     stop: Stop<'_>,
+    watch: &DownloadWatch,
 ) -> std::result::Result<(), Unusable> {
     let failed = |e: Error| Unusable::Snapshot(e.report().to_string());
     std::fs::create_dir_all(staging).map_err(|e| Unusable::Snapshot(format!("creating {}: {e}", staging.display())))?;
@@ -235,7 +258,7 @@ fn fetch(
         objects.push((parts, staging.join(&file.name)));
     }
     let total = manifest.files.iter().map(|file| file.size).sum();
-    let progress = Progress::new(dir, manifest.seq, total, progress::INTERVAL);
+    let progress = Progress::new(dir, manifest.seq, total, watch);
     let fetched = location.get_files(&objects, DOWNLOADS_AT_ONCE, stop, &progress).map_err(Unusable::Stopped)?;
     progress.finish();
     for ((file, (parts, _)), result) in manifest.files.iter().zip(&objects).zip(fetched) {

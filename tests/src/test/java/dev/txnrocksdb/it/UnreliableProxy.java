@@ -15,14 +15,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * object store on a bad day, switched at any time by {@link #mode}: {@link Mode#FORWARD} passes
  * bytes both ways; {@link Mode#SILENT} accepts connections, reads what it is sent and never answers
  * (connections already forwarding are cut); {@link Mode#SLOW} forwards, but holds each answer back
- * {@code delayMs} before its first byte. Its threads are daemons; {@link #close()} stops it.
+ * {@code delayMs} before its first byte; {@link Mode#THROTTLED} forwards answers at {@link
+ * #THROTTLED_BYTES_PER_SECOND} per connection, 1 KiB at a time (a slow link, never silent for long).
+ * Its threads are daemons; {@link #close()} stops it.
  */
 final class UnreliableProxy implements AutoCloseable {
     enum Mode {
         FORWARD,
         SILENT,
-        SLOW
+        SLOW,
+        THROTTLED
     }
+
+    /** The rate of each connection's answers in {@link Mode#THROTTLED}. */
+    static final int THROTTLED_BYTES_PER_SECOND = 48 << 10;
 
     private final ServerSocket listener;
     private final int target;
@@ -84,28 +90,47 @@ final class UnreliableProxy implements AutoCloseable {
             // the time the client last sent bytes, and the time an answer last started after it
             AtomicLong requested = new AtomicLong();
             AtomicLong answered = new AtomicLong();
-            daemon(() -> pump(client, server, () -> requested.set(System.nanoTime())));
-            pump(server, client, () -> {
-                if (mode == Mode.SLOW && requested.get() > answered.get()) {
-                    sleep(delayMs);
-                    answered.set(System.nanoTime());
-                }
-            });
+            daemon(() -> pump(client, server, () -> requested.set(System.nanoTime()), false));
+            pump(
+                    server,
+                    client,
+                    () -> {
+                        if (mode == Mode.SLOW && requested.get() > answered.get()) {
+                            sleep(delayMs);
+                            answered.set(System.nanoTime());
+                        }
+                    },
+                    mode == Mode.THROTTLED);
         } catch (IOException e) {
             closeQuietly(client);
         }
     }
 
-    /** Copies {@code from} to {@code to}, calling {@code beforeChunk} before forwarding each chunk. */
-    private static void pump(Socket from, Socket to, Runnable beforeChunk) {
+    /**
+     * Copies {@code from} to {@code to}, calling {@code beforeChunk} before forwarding each chunk;
+     * {@code throttled}: 1 KiB at a time at {@link #THROTTLED_BYTES_PER_SECOND}.
+     */
+    private static void pump(Socket from, Socket to, Runnable beforeChunk, boolean throttled) {
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
             byte[] buffer = new byte[64 << 10];
             int read;
+            long next = System.nanoTime(); // when the next piece may go: a link idle meanwhile saves no credit
             while ((read = in.read(buffer)) >= 0) {
                 beforeChunk.run();
-                out.write(buffer, 0, read);
-                out.flush();
+                if (!throttled) {
+                    out.write(buffer, 0, read);
+                    out.flush();
+                    continue;
+                }
+                for (int at = 0; at < read; at += 1024) {
+                    int piece = Math.min(1024, read - at);
+                    long now = System.nanoTime();
+                    if (next > now) sleep((next - now) / 1_000_000);
+                    out.write(buffer, at, piece);
+                    out.flush();
+                    next = Math.max(next, now) + (piece * 1_000_000_000L) / THROTTLED_BYTES_PER_SECOND;
+                }
             }
         } catch (IOException e) {
             // one side closed

@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
 public final class RestoreProgress {
     /**
      * An internal configuration entry (not a setting: tests only): the interval of the progress
-     * lines in milliseconds, instead of 10,000.
+     * lines in milliseconds, instead of 10,000, of changelog restores and snapshot downloads alike.
      */
     public static final String INTERVAL_CONFIG = "__txn.rocksdb.restore.progress.interval.ms__";
 

@@ -70,6 +70,9 @@ public final class StoreCore<S extends NativeStore> {
     private volatile TransactionStrategy openedStrategy;
     private volatile Duration openedTtl;
     private volatile StoreMetrics metrics = StoreMetrics.NONE;
+    /** The snapshot download's gauges, registered before the store opens (see {@link StoreMetrics#registerDownload}). */
+    private volatile StoreMetrics downloadMetrics = StoreMetrics.NONE;
+
     private volatile StoreSnapshots snapshots;
 
     /**
@@ -107,6 +110,8 @@ public final class StoreCore<S extends NativeStore> {
      * {@code root} for restoration with a {@link ChangelogRestorer}, which hands each changelog
      * batch to {@link NativeStore#restore}.
      *
+     * @param metricsScope the store kind's metrics scope ({@link StoreMetrics#KEY_VALUE_SCOPE}, ...),
+     *     as its supplier reports it, so that its metrics sit beside Kafka's metered ones
      * @param ttlOf the store's time-to-live from the settings (a key-value store's, see
      *     {@link StoreSettings#ttl}), or null; it may refuse one (the kinds with retention)
      * @return the application's settings, for store-specific use
@@ -117,6 +122,7 @@ public final class StoreCore<S extends NativeStore> {
     public synchronized StoreSettings init(
             StateStoreContext context,
             StateStore root,
+            String metricsScope,
             ValueFormat valueFormat,
             Function<StoreSettings, Duration> ttlOf,
             Opener<S> opener) {
@@ -141,14 +147,25 @@ public final class StoreCore<S extends NativeStore> {
                         ConfigValues.stringValue(context.appConfigs(), StreamsConfig.METRICS_RECORDING_LEVEL_CONFIG));
         TopicPartition changelogPartition = changelogPartitionOf(context, name);
         Duration ttl = ttlOf.apply(settings);
-        StoreSnapshots openedSnapshots = StoreSnapshots.open(
-                name,
-                settings,
-                context,
-                changelogPartition,
-                dir,
-                ttl != null,
-                StoreSnapshots.lookupFor(context.appConfigs()));
+        SnapshotDownloadProgress download = new SnapshotDownloadProgress();
+        StoreMetrics registeredDownload = settings.snapshotLocation(name) == null
+                ? StoreMetrics.NONE
+                : StoreMetrics.registerDownload(context, name, metricsScope, download);
+        StoreSnapshots openedSnapshots;
+        try {
+            openedSnapshots = StoreSnapshots.open(
+                    name,
+                    settings,
+                    context,
+                    changelogPartition,
+                    dir,
+                    ttl != null,
+                    StoreSnapshots.lookupFor(context.appConfigs()),
+                    download);
+        } catch (RuntimeException e) {
+            registeredDownload.close();
+            throw e;
+        }
         OpenOptions openOptions =
                 settings.openOptions(name, transactional, changelogPartition != null, valueFormat, statistics, ttl);
         S opened;
@@ -167,6 +184,7 @@ public final class StoreCore<S extends NativeStore> {
             if (openedSnapshots != null) {
                 openedSnapshots.close();
             }
+            registeredDownload.close();
             throw e;
         }
         RestoreProgress restoreProgress;
@@ -179,7 +197,8 @@ public final class StoreCore<S extends NativeStore> {
             this.context = context;
             this.openedStrategy = settings.transactionStrategy();
             this.openedTtl = ttl;
-            this.metrics = StoreMetrics.register(context, name, opened, statistics);
+            this.metrics = StoreMetrics.register(context, name, metricsScope, opened, statistics);
+            this.downloadMetrics = registeredDownload;
             this.metrics.addSnapshotMetrics(openedSnapshots);
             restoreProgress = new RestoreProgress(
                     name,
@@ -196,6 +215,7 @@ public final class StoreCore<S extends NativeStore> {
             if (openedSnapshots != null) {
                 openedSnapshots.close();
             }
+            registeredDownload.close();
             opened.close();
             throw e;
         }
@@ -269,6 +289,8 @@ public final class StoreCore<S extends NativeStore> {
         positions.rollback();
         metrics.close();
         metrics = StoreMetrics.NONE;
+        downloadMetrics.close();
+        downloadMetrics = StoreMetrics.NONE;
     }
 
     /**

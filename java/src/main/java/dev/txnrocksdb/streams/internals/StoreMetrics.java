@@ -1,9 +1,7 @@
 package dev.txnrocksdb.streams.internals;
 
-import dev.txnrocksdb.streams.internals.nativeapi.NativeSessionStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStoreStatistics;
-import dev.txnrocksdb.streams.internals.nativeapi.NativeWindowStore;
 import dev.txnrocksdb.streams.internals.nativeapi.StoreStatistic;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,25 +80,50 @@ public final class StoreMetrics {
      *
      * @param statistics whether the store collects RocksDB statistics
      */
-    static StoreMetrics register(StateStoreContext context, String storeName, NativeStore store, boolean statistics) {
+    static StoreMetrics register(
+            StateStoreContext context, String storeName, String scope, NativeStore store, boolean statistics) {
         if (!(context.metrics() instanceof StreamsMetricsImpl) || context.taskId() == null) {
             return NONE;
         }
         StoreMetrics m = new StoreMetrics(
-                (StreamsMetricsImpl) context.metrics(), context.taskId().toString(), scopeOf(store), storeName, store);
+                (StreamsMetricsImpl) context.metrics(), context.taskId().toString(), scope, storeName, store);
         m.registerAll(statistics);
         return m;
     }
 
-    /** The metrics scope of a store kind: the one its supplier reports, so these metrics sit beside Kafka's metered ones. */
-    static String scopeOf(NativeStore store) {
-        if (store instanceof NativeWindowStore) {
-            return StoreMetrics.WINDOW_SCOPE;
+    /**
+     * Registers the gauges of the store's snapshot downloads before the store opens (its stream
+     * thread waits in the download, and the metrics are read meanwhile), or returns {@link #NONE}
+     * when the context has no registry of Kafka Streams'. At INFO: the figures of the download's
+     * progress lines, or "nothing to download" (0, 1, 0) when none runs.
+     *
+     * @param scope the store kind's metrics scope ({@link #KEY_VALUE_SCOPE}, ...), as its supplier's
+     */
+    static StoreMetrics registerDownload(
+            StateStoreContext context, String storeName, String scope, SnapshotDownloadProgress download) {
+        if (!(context.metrics() instanceof StreamsMetricsImpl) || context.taskId() == null) {
+            return NONE;
         }
-        if (store instanceof NativeSessionStore) {
-            return StoreMetrics.SESSION_SCOPE;
-        }
-        return StoreMetrics.KEY_VALUE_SCOPE;
+        StoreMetrics m = new StoreMetrics(
+                (StreamsMetricsImpl) context.metrics(), context.taskId().toString(), scope, storeName, null);
+        m.add(
+                "snapshot-download-remaining-bytes",
+                "Bytes the store's snapshot download still has to receive, while one runs (the store opening with"
+                        + " an empty directory); 0 otherwise",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> download.remainingBytes());
+        m.add(
+                "snapshot-download-progress-ratio",
+                "Bytes received over the snapshot's total of the store's snapshot download (0 to 1); 1 when none runs",
+                RecordingLevel.INFO,
+                (Gauge<Double>) (config, now) -> download.progressRatio());
+        m.add(
+                "snapshot-download-remaining-seconds",
+                "Estimated seconds until the store's snapshot download ends, at its average rate so far; 0 when none"
+                        + " runs; -1 while unknown",
+                RecordingLevel.INFO,
+                (Gauge<Long>) (config, now) -> download.remainingSeconds());
+        return m;
     }
 
     private void registerAll(boolean statistics) {

@@ -5,6 +5,7 @@ import dev.txnrocksdb.streams.internals.nativeapi.NativeSnapshotLocation;
 import dev.txnrocksdb.streams.internals.nativeapi.NativeStore;
 import dev.txnrocksdb.streams.internals.nativeapi.PreparedSnapshot;
 import dev.txnrocksdb.streams.internals.nativeapi.SnapshotCalls;
+import dev.txnrocksdb.streams.internals.nativeapi.SnapshotDownloadWatch;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -105,6 +106,10 @@ public final class StoreSnapshots implements AutoCloseable {
     private final long intervalNanos;
     private final int retained;
     private final ThreadRestoreBudget threadBudget;
+    /** Where a running download's figures go, for the store's metrics. */
+    private final SnapshotDownloadProgress download;
+    /** How often a running download logs its progress (as a changelog restore: {@link RestoreProgress}). */
+    private final long progressIntervalMs;
     /** Whether the store opens with a time-to-live: only a snapshot of such a store restores it. */
     private final boolean ttl;
 
@@ -141,8 +146,12 @@ public final class StoreSnapshots implements AutoCloseable {
             SnapshotLocations.Lease lease,
             StoreSettings settings,
             boolean ttl,
-            ThreadRestoreBudget threadBudget) {
+            ThreadRestoreBudget threadBudget,
+            SnapshotDownloadProgress download,
+            long progressIntervalMs) {
         this.storeName = storeName;
+        this.download = download;
+        this.progressIntervalMs = progressIntervalMs;
         this.storeId = storeId;
         this.changelog = changelog;
         this.lookup = lookup;
@@ -170,6 +179,23 @@ public final class StoreSnapshots implements AutoCloseable {
             Path dir,
             boolean ttl,
             ChangelogLookup lookup) {
+        return open(storeName, settings, context, changelog, dir, ttl, lookup, new SnapshotDownloadProgress());
+    }
+
+    /**
+     * {@link #open(String, StoreSettings, StateStoreContext, TopicPartition, Path, boolean,
+     * ChangelogLookup)}, every snapshot download (this one and after a wipe) reported to {@code
+     * download} while it runs.
+     */
+    static StoreSnapshots open(
+            String storeName,
+            StoreSettings settings,
+            StateStoreContext context,
+            TopicPartition changelog,
+            Path dir,
+            boolean ttl,
+            ChangelogLookup lookup,
+            SnapshotDownloadProgress download) {
         String uri = settings.snapshotLocation(storeName);
         if (uri == null) {
             return null;
@@ -211,7 +237,9 @@ public final class StoreSnapshots implements AutoCloseable {
                 lease,
                 settings,
                 ttl,
-                ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()));
+                ThreadRestoreBudget.of(context.appConfigs(), settings.snapshotRestoreWaitMs()),
+                download,
+                RestoreProgress.intervalMs(context.appConfigs()));
         if (empty) {
             snapshots.restore(dir, changelog, state);
         }
@@ -286,12 +314,20 @@ public final class StoreSnapshots implements AutoCloseable {
         }
         long started = System.nanoTime();
         long waited = -1;
-        try {
-            SnapshotCalls.Restored restored = location.restoreNewest(SnapshotCalls.RestoreRequest.builder(storeId, dir)
-                    .changelog(changelog, state.start, state.end)
-                    .waiting(waitLeft, timeLeft)
-                    .ttl(ttl)
-                    .build());
+        try (SnapshotDownloadWatch watch = SnapshotDownloadWatch.create(progressIntervalMs)) {
+            SnapshotCalls.Restored restored;
+            download.started(watch);
+            try {
+                restored = location.restoreNewest(
+                        SnapshotCalls.RestoreRequest.builder(storeId, dir)
+                                .changelog(changelog, state.start, state.end)
+                                .waiting(waitLeft, timeLeft)
+                                .ttl(ttl)
+                                .build(),
+                        watch);
+            } finally {
+                download.ended();
+            }
             if (restored == null) {
                 log.info(
                         "Store {}: no usable snapshot at {}/{}; the changelog {} restores the store",

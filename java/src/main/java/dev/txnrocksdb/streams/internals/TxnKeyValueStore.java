@@ -124,6 +124,7 @@ public class TxnKeyValueStore extends AbstractTxnStore<NativeKeyValueStore>
         StoreSettings settings = core.init(
                 context,
                 root,
+                StoreMetrics.KEY_VALUE_SCOPE,
                 valueFormat(),
                 this::ttl,
                 (dir, options) -> NativeKeyValueStore.open(core.name(), dir, options));

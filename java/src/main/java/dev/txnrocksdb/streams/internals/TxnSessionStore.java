@@ -138,6 +138,7 @@ public class TxnSessionStore extends AbstractTxnStore<NativeSessionStore>
         core.init(
                 context,
                 root,
+                StoreMetrics.SESSION_SCOPE,
                 valueFormat(),
                 this::ttl,
                 (dir, options) -> NativeSessionStore.open(core.name(), dir, options, retentionPeriod, segmentInterval));

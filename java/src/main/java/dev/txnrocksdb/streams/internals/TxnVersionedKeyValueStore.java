@@ -87,6 +87,7 @@ public class TxnVersionedKeyValueStore extends AbstractTxnStore<NativeVersionedS
         core.init(
                 context,
                 root,
+                StoreMetrics.KEY_VALUE_SCOPE,
                 valueFormat(),
                 this::ttl,
                 (dir, options) ->

@@ -213,6 +213,7 @@ public class TxnWindowStore extends AbstractTxnStore<NativeWindowStore>
         core.init(
                 context,
                 root,
+                StoreMetrics.WINDOW_SCOPE,
                 valueFormat(),
                 this::ttl,
                 (dir, options) ->

@@ -383,7 +383,7 @@ class RestoreProgressTest {
         AtomicLong end = new AtomicLong(100_000);
         RestoreProgress progress = progress(Map.of(), endAt(end), Runnable::run);
         try (NativeKeyValueStore store = openCounts()) {
-            StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
+            StoreMetrics metrics = StoreMetrics.register(context, "counts", StoreMetrics.KEY_VALUE_SCOPE, store, false);
             metrics.addRestoreMetrics(progress);
             assertEquals(0L, metric(context, "restore-remaining-offsets"));
             assertEquals(1.0, metric(context, "restore-progress-ratio"));

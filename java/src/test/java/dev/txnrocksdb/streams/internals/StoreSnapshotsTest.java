@@ -226,7 +226,7 @@ class StoreSnapshotsTest {
                 false,
                 changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host1, TransactionStrategy.INDEXED_BATCH)) {
-            StoreMetrics metrics = StoreMetrics.register(context, "counts", store, false);
+            StoreMetrics metrics = StoreMetrics.register(context, "counts", StoreMetrics.KEY_VALUE_SCOPE, store, false);
             metrics.addSnapshotMetrics(first);
             assertEquals(-1L, metric(context, "snapshot-last-offset"));
             assertEquals(-1L, metric(context, "snapshot-restored"));
@@ -255,7 +255,8 @@ class StoreSnapshotsTest {
                 false,
                 changelogAt(TOPIC_ID, 0, 1_000, lookups));
         try (NativeKeyValueStore store = open(host2, TransactionStrategy.INDEXED_BATCH)) {
-            StoreMetrics metrics = StoreMetrics.register(context2, "counts", store, false);
+            StoreMetrics metrics =
+                    StoreMetrics.register(context2, "counts", StoreMetrics.KEY_VALUE_SCOPE, store, false);
             metrics.addSnapshotMetrics(second);
             assertEquals(2L, metric(context2, "snapshot-restored"));
             assertTrue((Long) metric(context2, "snapshot-restore-bytes") > 0);

@@ -71,9 +71,25 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      *     the directory is then as it was
      */
     public SnapshotCalls.Restored restoreNewest(SnapshotCalls.RestoreRequest request) {
+        try (SnapshotDownloadWatch watch = SnapshotDownloadWatch.create()) {
+            return restoreNewest(request, watch);
+        }
+    }
+
+    /**
+     * {@link #restoreNewest(SnapshotCalls.RestoreRequest)}, with how far its download has come in
+     * {@code watch} while it runs (read from another thread).
+     */
+    public SnapshotCalls.Restored restoreNewest(SnapshotCalls.RestoreRequest request, SnapshotDownloadWatch watch) {
+        Objects.requireNonNull(request, "request cannot be null");
         acquire();
         try {
-            return SnapshotCalls.Restored.decode(restoreNewest(handle, request.encode()));
+            long watchHandle = watch.acquire();
+            try {
+                return SnapshotCalls.Restored.decode(restoreNewest(handle, request.encode(), watchHandle));
+            } finally {
+                watch.release();
+            }
         } finally {
             release();
         }
@@ -182,7 +198,13 @@ public final class NativeSnapshotLocation implements AutoCloseable {
 
     private static native void close(long handle);
 
-    private static native byte[] restoreNewest(long handle, byte[] request);
+    private static native byte[] restoreNewest(long handle, byte[] request, long watchHandle);
+
+    static native long newWatch(long progressIntervalMs);
+
+    static native byte[] watchFigures(long watchHandle);
+
+    static native void freeWatch(long watchHandle);
 
     private static native long prepare(long storeHandle);
 

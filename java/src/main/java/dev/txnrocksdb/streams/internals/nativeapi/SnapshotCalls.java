@@ -328,6 +328,35 @@ public final class SnapshotCalls {
         }
     }
 
+    /**
+     * How far a restore's download has come ({@code DownloadProgress}, read by a
+     * {@link SnapshotDownloadWatch}): the snapshot being downloaded, bytes received of its total,
+     * milliseconds since its download started.
+     */
+    public static final class Downloading {
+        /** Before any download started. */
+        public static final Downloading NONE = new Downloading(-1, 0, 0, 0);
+
+        /** The snapshot being downloaded; -1 before any. */
+        public final long seq;
+
+        public final long doneBytes;
+        public final long totalBytes;
+        public final long elapsedMs;
+
+        private Downloading(long seq, long doneBytes, long totalBytes, long elapsedMs) {
+            this.seq = seq;
+            this.doneBytes = doneBytes;
+            this.totalBytes = totalBytes;
+            this.elapsedMs = elapsedMs;
+        }
+
+        static Downloading decode(byte[] bytes) {
+            RecordDecoder in = new RecordDecoder(bytes, "snapshot download progress", VERSION);
+            return in.end(new Downloading(in.getLong(), in.getLong(), in.getLong(), in.getLong()));
+        }
+    }
+
     /** A snapshot written. */
     public static final class Taken {
         /** The snapshot's number. */

@@ -109,6 +109,13 @@ class SnapshotCallsTest {
         assertEquals(-1L, unchangelogged.changelogOffset());
         SnapshotCalls.Retained retained = SnapshotCalls.Retained.decode(golden.get("retain-answer counts"));
         assertEquals(Arrays.asList(2L, 5L), Arrays.asList(retained.manifestsDeleted, retained.objectsDeleted));
+        SnapshotCalls.Downloading downloading =
+                SnapshotCalls.Downloading.decode(golden.get("download-progress counts"));
+        assertEquals(
+                Arrays.asList(12L, 3L << 20, 5L << 30, 20_000L),
+                Arrays.asList(downloading.seq, downloading.doneBytes, downloading.totalBytes, downloading.elapsedMs));
+        SnapshotCalls.Downloading none = SnapshotCalls.Downloading.decode(golden.get("download-progress none-yet"));
+        assertEquals(SnapshotCalls.Downloading.NONE.seq, none.seq);
         SnapshotCalls.Listed listed = SnapshotCalls.Listed.decode(golden.get("list-answer counts"));
         assertEquals(2, listed.snapshots.size());
         SnapshotCalls.Listed.Snapshot usable = listed.snapshots.get(0);
@@ -193,6 +200,9 @@ class SnapshotCallsTest {
                 option.getMessage().contains("no_such_key")
                         && !option.getMessage().contains("sup3r"),
                 option.getMessage());
+        IllegalArgumentException interval =
+                assertThrows(IllegalArgumentException.class, () -> SnapshotDownloadWatch.create(-1));
+        assertEquals("a download's progress interval must be at least 0 ms, not -1", interval.getMessage());
         try (NativeSnapshotLocation location = NativeSnapshotLocation.open(uri, Map.of())) {
             IllegalArgumentException patience = assertThrows(
                     IllegalArgumentException.class,
