@@ -114,16 +114,22 @@ public final class WordCountApp {
      * Child JVM: {@code WordCountApp <bootstrap> <stateDir>}. Talks to the demo over stdout lines
      * (RUNNING, PROCESSED n, RESTORE ...) and stops cleanly when it reads "stop" on stdin.
      */
+    /** {@code <bootstrap> <state dir> [<key>=<value> ...]}: the config, with these overrides. */
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
         String stateDir = args[1];
+        Properties config = config(bootstrap, stateDir);
+        for (int i = 2; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            config.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
         AtomicLong processed = new AtomicLong();
         KafkaStreams streams = new KafkaStreams(
                 topology((word, count, offset) -> {
                     long n = processed.incrementAndGet();
                     if (n % 5000 == 0) out("PROCESSED " + n);
                 }),
-                config(bootstrap, stateDir));
+                config);
         streams.setGlobalStateRestoreListener(new StateRestoreListener() {
             @Override
             public void onRestoreStart(TopicPartition tp, String store, long start, long end) {

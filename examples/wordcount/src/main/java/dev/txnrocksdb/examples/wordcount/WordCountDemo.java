@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,6 +30,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.quota.ClientQuotaAlteration;
+import org.apache.kafka.common.quota.ClientQuotaEntity;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -40,7 +43,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The demo: a real KRaft broker in its own JVM, the tutorial's word count on a transactional
  * txn-rocksdb store under exactly_once_v2, then SIGKILL of the app mid-stream and a restart that
- * restores only a short changelog tail.
+ * restores only a short changelog tail, then a new host with no local state, whose restore of the
+ * whole changelog logs its progress.
  */
 public final class WordCountDemo {
 
@@ -71,6 +75,7 @@ public final class WordCountDemo {
             Map<String, Long> expected = new TreeMap<>();
             part1(broker, stateDir, expected);
             part2(broker, tmp, stateDir, expected);
+            part3(broker, tmp, expected);
             rc = 0;
             say("");
             say(String.format("DEMO OK in %.1f s", (System.nanoTime() - t0) / 1e9));
@@ -218,6 +223,90 @@ public final class WordCountDemo {
         say("OK: all " + expected.size() + " counts correct after kill -9 + restart, state came back from the store");
     }
 
+    // ------------------------------------------------------------------ part 3: a new host
+
+    static void part3(KafkaBroker broker, Path tmp, Map<String, Long> expected) throws Exception {
+        say("");
+        say("== 3. A new host: no local state, the store restored from its changelog, with its progress ==");
+        String newHost = Files.createDirectories(tmp.resolve("state-new-host")).toString();
+        // The library logs a restore's progress every 10 s once it is behind for 10 s. A restore of
+        // these 60,000 records from a local broker takes half a second, so the demo plays a slow
+        // network: a client quota holds every consumer to a sixth of the changelog's size per second
+        // (lifted after), the restore fetching 64 KiB at a time, and the app logs a line every second
+        // (an internal setting).
+        long changelogBytes = sizeOf(broker, new TopicPartition(WordCountApp.CHANGELOG, 0));
+        double bytesPerSecond = Math.max(1024, changelogBytes / 6);
+        ClientQuotaEntity everyClient =
+                new ClientQuotaEntity(Collections.singletonMap(ClientQuotaEntity.CLIENT_ID, null));
+        quota(broker, everyClient, bytesPerSecond);
+        say(String.format(
+                "the changelog holds %,d bytes; the broker now serves each consumer %,.0f bytes/s (a client quota,"
+                        + " for this part only)",
+                changelogBytes, bytesPerSecond));
+        String iq;
+        try {
+            Child third = Child.start(
+                    "app#3",
+                    broker,
+                    tmp,
+                    newHost,
+                    "__txn.rocksdb.restore.progress.interval.ms__=1000",
+                    "restore.consumer.max.partition.fetch.bytes=65536");
+            third.awaitLine(l -> l.startsWith("RESTORE-END "), Duration.ofSeconds(120));
+            third.send("stop");
+            iq = third.awaitLine(l -> l.startsWith("IQ"), Duration.ofSeconds(60));
+            third.process.waitFor(60, TimeUnit.SECONDS);
+        } finally {
+            quota(broker, everyClient, null);
+        }
+        String logger = "dev.txnrocksdb.streams.internals.RestoreProgress - ";
+        List<String> progress = Files.readAllLines(tmp.resolve("app#3.log")).stream()
+                .filter(l -> l.contains(logger))
+                .map(l -> l.substring(l.indexOf(logger) + logger.length()))
+                .toList();
+        say("");
+        say("app#3's restore progress (logger dev.txnrocksdb.streams.internals.RestoreProgress, INFO):");
+        progress.forEach(l -> say("  " + l));
+        say("app#3 interactive query: " + iq.substring(3));
+        check(progress.size() >= 2, "the new host's restore logged no progress line: " + progress);
+        check(progress.get(progress.size() - 1).startsWith("Restored "), "no summary line last: " + progress);
+        check(
+                iq.endsWith(" keys=" + expected.size()) && iq.contains("log=" + expected.get("log") + " "),
+                "the new host's store differs: " + iq);
+        say("OK: the new host restored all " + expected.size() + " keys from the changelog, its progress logged as"
+                + " it went");
+    }
+
+    /** The bytes of {@code partition}'s log on the broker. */
+    static long sizeOf(KafkaBroker broker, TopicPartition partition) throws Exception {
+        try (Admin admin = broker.admin()) {
+            List<Integer> brokers = admin.describeCluster().nodes().get(30, TimeUnit.SECONDS).stream()
+                    .map(n -> n.id())
+                    .toList();
+            long bytes = 0;
+            for (var dirs : admin.describeLogDirs(brokers)
+                    .allDescriptions()
+                    .get(30, TimeUnit.SECONDS)
+                    .values()) {
+                for (var dir : dirs.values()) {
+                    var replica = dir.replicaInfos().get(partition);
+                    if (replica != null) bytes += replica.size();
+                }
+            }
+            return bytes;
+        }
+    }
+
+    /** Sets (or, with null, removes) the consumer byte-rate quota of {@code entity}. */
+    static void quota(KafkaBroker broker, ClientQuotaEntity entity, Double bytesPerSecond) throws Exception {
+        try (Admin admin = broker.admin()) {
+            admin.alterClientQuotas(List.of(new ClientQuotaAlteration(
+                            entity, List.of(new ClientQuotaAlteration.Op("consumer_byte_rate", bytesPerSecond)))))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        }
+    }
+
     /** A Streams app in a child JVM; its stdout lines are echoed with a prefix and parsed. */
     static final class Child {
         final String name;
@@ -231,8 +320,11 @@ public final class WordCountDemo {
             this.process = process;
         }
 
-        static Child start(String name, KafkaBroker broker, Path tmp, String stateDir) throws Exception {
-            Process p = KafkaBroker.java(WordCountApp.class.getName(), broker.bootstrapServers(), stateDir)
+        static Child start(String name, KafkaBroker broker, Path tmp, String stateDir, String... overrides)
+                throws Exception {
+            List<String> args = new ArrayList<>(List.of(broker.bootstrapServers(), stateDir));
+            args.addAll(List.of(overrides));
+            Process p = KafkaBroker.java(WordCountApp.class.getName(), args.toArray(String[]::new))
                     .redirectError(tmp.resolve(name + ".log").toFile())
                     .start();
             Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
