@@ -29,6 +29,8 @@ shellcheck -S warning -x scripts/*.sh test.sh demo.sh bench/*.sh .ci/run
 cargo fetch --locked
 cargo deny --frozen check licenses
 python3 scripts/test_third_party_notices.py
+# The generator of the notices of the Java libraries inside the tool's shaded jar (scripts/shaded-notices.py).
+python3 scripts/test_shaded_notices.py
 # Release profile for tests too: RocksDB's C++ then compiles once for tests and the jar.
 cargo test --release --workspace
 if cargo clippy --version >/dev/null 2>&1; then
