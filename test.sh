@@ -54,7 +54,7 @@ scripts/check-architecture.sh
 # no secret on a command line or in its output), and its request for this bundle, dry.
 scripts/check-release.sh
 python3 scripts/test_publish_central.py
-scripts/publish-central.sh --dry-run "dist/txn-rocksdb-streams-$(scripts/version.sh --release)-bundle.zip"
+scripts/publish-central.sh --dry-run "dist/txn-rocksdb-$(scripts/version.sh --release)-bundle.zip"
 # The linux-aarch64 path in smoke mode, so that it cannot rot: the cross toolchain (Debian's packages),
 # qemu through binfmt_misc, and the format crate's tests built for aarch64 and run under qemu (a few
 # minutes cold). The full emulated run cross-builds RocksDB (as long as the native build):

@@ -2,8 +2,8 @@
 # The release's test (./test.sh): builds the bundle exactly as a release does, signed with a
 # throwaway key made here, checks it against Central's rules (scripts/check-bundle.py, which also
 # proves it refuses damaged copies), and unpacks it into dist/repository/, the file-based Maven
-# repository the tests module's ReleaseConsumersTest resolves dev.txnrocksdb:txn-rocksdb-streams
-# from (with Maven Central, nothing else).
+# repository the tests module's ReleaseConsumersTest resolves dev.txnrocksdb:txn-rocksdb-streams and
+# the operators' tool dev.txnrocksdb:txn-rocksdb-tool from (with Maven Central, nothing else).
 #
 #   scripts/check-release.sh [--platforms=host|all|P,...] [--from=DIR]
 #
@@ -27,11 +27,11 @@ GNUPGHOME="$key_home" gpg --batch --armor --export >"$key_home/public.asc"
 
 TXN_RELEASE_GPG_KEY="$secret_key" TXN_RELEASE_GPG_PASSPHRASE="$passphrase" "$root/scripts/release.sh" --bundle "${args[@]}"
 version="$("$root/scripts/version.sh" --release)"
-bundle="$root/dist/txn-rocksdb-streams-$version-bundle.zip"
+bundle="$root/dist/txn-rocksdb-$version-bundle.zip"
 python3 "$root/scripts/check-bundle.py" "$bundle" --public-key "$key_home/public.asc" --self-test
 
 # The bundle as a repository a build can resolve from (what Central serves once it is published).
 rm -rf "$root/dist/repository"
 mkdir -p "$root/dist/repository"
 (cd "$root/dist/repository" && unzip -q "$bundle")
-echo "check-release.sh: dist/repository/ serves dev.txnrocksdb:txn-rocksdb-streams:$version"
+echo "check-release.sh: dist/repository/ serves dev.txnrocksdb:txn-rocksdb-streams:$version and dev.txnrocksdb:txn-rocksdb-tool:$version"

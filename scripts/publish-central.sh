@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Uploads a release bundle (scripts/release.sh --bundle writes dist/txn-rocksdb-streams-<version>-bundle.zip,
-# Maven Central's bundle layout, signed, with checksums) to the Central Publisher Portal, then polls
+# Uploads a release bundle (scripts/release.sh --bundle writes dist/txn-rocksdb-<version>-bundle.zip,
+# Maven Central's bundle layout, signed, with checksums: the components txn-rocksdb-streams and
+# txn-rocksdb-tool, one deployment) to the Central Publisher Portal, then polls
 # the deployment's status until the Portal has validated it (and, with AUTOMATIC, published it) or
 # failed it. .github/workflows/release.yml runs it on a v* tag; it can be run by hand as well.
 #

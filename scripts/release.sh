@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the multi-platform jar: the native library of every platform asked for, under
 # native/<platform>/ with its library.properties (version, SHA-256, size, commit, rustc), in one
-# txn-rocksdb-streams jar (with its sources and javadoc jars), copied to dist/ with a table of the
-# libraries (dist/platforms.txt). Each library is checked, or the release fails: its SHA-256 against
-# its entry in the jar, its architecture (`file`), its exports (every Java_* function the jar's
-# classes declare native must be exported: nm, llvm-nm, llvm-objdump) and, for macOS and Windows,
-# the libraries it links (only the system's: libSystem, libc++, libiconv and the CoreFoundation
-# and Security frameworks on macOS; no MinGW runtime DLL on Windows).
+# txn-rocksdb-streams jar (with its sources and javadoc jars), and the operators' tool, whose
+# runnable jar shades that very jar (built in the same Maven run; the native/ entries of the two are
+# checked to be the same bytes), both copied to dist/ with a table of the libraries
+# (dist/platforms.txt). Each library is checked, or the release fails: its SHA-256 against its entry
+# in the jar, its architecture (`file`), its exports (every Java_* function the jar's classes
+# declare native must be exported: nm, llvm-nm, llvm-objdump) and, for macOS and Windows, the
+# libraries it links (only the system's: libSystem, libc++, libiconv and the CoreFoundation and
+# Security frameworks on macOS; no MinGW runtime DLL on Windows).
 #
 #   scripts/release.sh [--platforms=P,P,...] [--from=DIR] [--bundle]
 #
@@ -19,10 +21,12 @@
 #   the jar from the libraries its runners built on each OS. Without it, every platform asked for is
 #   built here, which works for this machine's platform and the cross builds build-native.sh knows.
 # --bundle: builds the release version (the POM's revision without -SNAPSHOT, each jar entry at the
-#   last commit's time) and the upload Maven Central's publisher portal takes: the jar, its sources
-#   and javadoc jars, the flattened POM, the bills of materials (Java, native) and the third-party
-#   notices, each with an ASCII-armored signature and .md5/.sha1/.sha256/.sha512 checksums, in
-#   Central's repository layout, zipped to dist/txn-rocksdb-streams-<version>-bundle.zip. Signs with
+#   last commit's time) and the upload Maven Central's publisher portal takes, two components:
+#   dev.txnrocksdb:txn-rocksdb-streams and dev.txnrocksdb:txn-rocksdb-tool, each with its jar (the
+#   tool's: the runnable shaded jar), sources and javadoc jars, flattened POM (the tool's without
+#   dependencies: they are inside its jar), bills of materials (Java, native) and third-party notices,
+#   each file with an ASCII-armored signature and .md5/.sha1/.sha256/.sha512 checksums, in Central's
+#   repository layout, zipped to dist/txn-rocksdb-<version>-bundle.zip. Signs with
 #   the key in $TXN_RELEASE_GPG_KEY (an ASCII-armored secret key) and $TXN_RELEASE_GPG_PASSPHRASE,
 #   imported into a temporary GnuPG home that is removed after (RELEASING.md); neither is ever
 #   printed or passed on a command line. scripts/check-release.sh is its test.
@@ -85,14 +89,17 @@ done
 "$root/scripts/third-party-notices.sh" "$staging/META-INF"
 
 # The jar, with every staged library and none built by Maven itself (exec.skip: the staging
-# directory already holds this machine's library, if it was asked for). The libraries an earlier
-# run left in target/classes go first: Maven copies a resource only when it is newer than the copy
-# there, and a library built before the last release.sh run (its time kept: cp -p) is not, so the
-# jar kept the older library beside the newer library.properties (the checksum check below caught it).
+# directory already holds this machine's library, if it was asked for), and the tool's jar, which
+# shades the library's jar of this same run (the reactor hands the tool the packaged jar). The
+# libraries an earlier run left in target/classes go first: Maven copies a resource only when it is
+# newer than the copy there, and a library built before the last release.sh run (its time kept: cp
+# -p) is not, so the jar kept the older library beside the newer library.properties (the checksum
+# check below caught it).
 rm -rf "$root/java/target/classes/native"
-(cd "$root" && mvn -B -q --no-transfer-progress -Dstyle.color=never -pl java -am package -DskipTests -Dexec.skip=true \
+(cd "$root" && mvn -B -q --no-transfer-progress -Dstyle.color=never -pl java,tool -am package -DskipTests -Dexec.skip=true \
   -Dnative.platforms.dir="$staging" "${maven_version[@]}")
 jar="$root/java/target/txn-rocksdb-streams-$version.jar"
+tool_jar="$root/tool/target/txn-rocksdb-tool-$version.jar"
 
 # Check what the jar holds: each library's bytes against its library.properties, its architecture,
 # its exports, what it links.
@@ -170,34 +177,92 @@ for platform in "${wanted[@]}"; do
 | $platform | $file | $(prop bytes) | \`$(prop sha256)\` | $(prop version) | $(prop commit) | $(prop rustc) | ${described%%, BuildID*} |"
 done
 
-mkdir -p "$root/dist"
-rm -f "$root/dist/"txn-rocksdb-streams-*.jar
-cp "$root/java/target/txn-rocksdb-streams-$version"*.jar "$root/dist/"
-printf '%s\n' "$table" >"$root/dist/platforms.txt"
-echo "release.sh: dist/txn-rocksdb-streams-$version.jar carries:"
-printf '%s\n' "$table"
-
-[[ $bundle == true ]] || exit 0
-
-# The bundle: Central's repository layout, every file signed and checksummed.
-artifact=txn-rocksdb-streams
-base="$artifact-$version"
-bundle_dir="$target/release-bundle"
-layout="$bundle_dir/dev/txnrocksdb/$artifact/$version"
-rm -rf "$bundle_dir"
-mkdir -p "$layout"
-cp "$root/java/target/$base.jar" "$root/java/target/$base-sources.jar" "$root/java/target/$base-javadoc.jar" "$layout/"
-cp "$root/java/.flattened-pom.xml" "$layout/$base.pom"
-cp "$root/java/target/bom.json" "$layout/$base-cyclonedx.json"
-# What the native libraries link, from the jar itself (so it is what was built and shipped).
+# The tool's jar: the library's jar of this run inside it. Every native/ entry (the libraries, their
+# library.properties, the version the loader checks) byte for byte the library's, and nothing more
+# under native/; the library's pom.properties at this version; its notices appended to the tool's own;
+# a main class. A tool that shaded another build of the library (an older jar from ~/.m2, another
+# version) fails here.
+tool_check="$check/tool"
+mkdir -p "$tool_check"
+(cd "$tool_check" && jar xf "$tool_jar" native META-INF/THIRD-PARTY-NOTICES.txt META-INF/MANIFEST.MF \
+  META-INF/maven/dev.txnrocksdb/txn-rocksdb-streams/pom.properties)
+library_entries="$(cd "$check" && find native -type f | LC_ALL=C sort)"
+tool_entries="$(cd "$tool_check" && find native -type f | LC_ALL=C sort)"
+[[ $library_entries == "$tool_entries" ]] || {
+  echo "release.sh: the tool's jar does not carry the library's native/ entries: $(diff <(echo "$library_entries") <(echo "$tool_entries") | grep '^[<>]' | tr '\n' ' ')" >&2
+  exit 1
+}
+while read -r entry; do
+  cmp -s "$check/$entry" "$tool_check/$entry" || { echo "release.sh: the tool's jar carries another $entry than the library's jar" >&2; exit 1; }
+done <<<"$library_entries"
+grep -qx "version=$version" "$tool_check/META-INF/maven/dev.txnrocksdb/txn-rocksdb-streams/pom.properties" || {
+  echo "release.sh: the tool's jar shades txn-rocksdb-streams $(sed -n 's/^version=//p' "$tool_check/META-INF/maven/dev.txnrocksdb/txn-rocksdb-streams/pom.properties"), not $version" >&2
+  exit 1
+}
 (cd "$check" && jar xf "$jar" META-INF/THIRD-PARTY-NOTICES.txt META-INF/txn-rocksdb-native.cdx.json)
 [[ -f $check/META-INF/THIRD-PARTY-NOTICES.txt && -f $check/META-INF/txn-rocksdb-native.cdx.json ]] || {
   echo "release.sh: the jar lacks META-INF/THIRD-PARTY-NOTICES.txt or META-INF/txn-rocksdb-native.cdx.json" >&2
   exit 1
 }
-cp "$check/META-INF/THIRD-PARTY-NOTICES.txt" "$layout/$base-third-party-notices.txt"
-cp "$check/META-INF/txn-rocksdb-native.cdx.json" "$layout/$base-cyclonedx-native.json"
-grep -q -- '-SNAPSHOT' "$layout/$base.pom" && { echo "release.sh: the bundle's POM names a -SNAPSHOT version" >&2; exit 1; }
+# AppendingTransformer: the tool's notices of its Java libraries, then the library's, whole (followed
+# by the newline the transformer writes after each part).
+notices_bytes="$(wc -c <"$check/META-INF/THIRD-PARTY-NOTICES.txt")"
+tool_notices="$tool_check/META-INF/THIRD-PARTY-NOTICES.txt"
+tail -c "$notices_bytes" "$tool_notices" | cmp -s - "$check/META-INF/THIRD-PARTY-NOTICES.txt" \
+  || tail -c "$((notices_bytes + 1))" "$tool_notices" | head -c "$notices_bytes" | cmp -s - "$check/META-INF/THIRD-PARTY-NOTICES.txt" || {
+  echo "release.sh: the tool's META-INF/THIRD-PARTY-NOTICES.txt does not end with the library's (the native library's notices)" >&2
+  exit 1
+}
+grep -q '^Main-Class: dev.txnrocksdb.tool.TxnRocksDbTool' "$tool_check/META-INF/MANIFEST.MF" || {
+  echo "release.sh: the tool's jar has no Main-Class dev.txnrocksdb.tool.TxnRocksDbTool" >&2
+  exit 1
+}
+
+mkdir -p "$root/dist"
+rm -f "$root/dist/"txn-rocksdb-streams-*.jar "$root/dist/"txn-rocksdb-tool-*.jar
+cp "$root/java/target/txn-rocksdb-streams-$version"*.jar "$root/dist/"
+cp "$tool_jar" "$root/dist/"
+printf '%s\n' "$table" >"$root/dist/platforms.txt"
+echo "release.sh: dist/txn-rocksdb-streams-$version.jar carries:"
+printf '%s\n' "$table"
+echo "release.sh: dist/txn-rocksdb-tool-$version.jar, the operators' tool, carries the same libraries ($(wc -l <<<"$library_entries") files under native/)"
+
+[[ $bundle == true ]] || exit 0
+
+# The bundle: Central's repository layout, every file signed and checksummed. Two components, each
+# with the same files: txn-rocksdb-streams (the library) and txn-rocksdb-tool (the operators' tool:
+# its runnable jar, which carries the library and the native libraries, so it has the native bill of
+# materials too, and notices of the Java libraries it carries followed by the native library's).
+bundle_dir="$target/release-bundle"
+rm -rf "$bundle_dir"
+layouts=()
+# bundle_component ARTIFACT MODULE: the module's jars, flattened POM and Java bill of materials; the
+# notices and the native bill of materials from the jar itself (so they are what was built and shipped).
+bundle_component() {
+  local artifact="$1" module="$2" base layout unpacked
+  base="$artifact-$version"
+  layout="$bundle_dir/dev/txnrocksdb/$artifact/$version"
+  unpacked="$check/bundle-$artifact"
+  mkdir -p "$layout" "$unpacked"
+  cp "$root/$module/target/$base.jar" "$root/$module/target/$base-sources.jar" "$root/$module/target/$base-javadoc.jar" "$layout/"
+  cp "$root/$module/.flattened-pom.xml" "$layout/$base.pom"
+  [[ -f $root/$module/target/bom.json ]] || {
+    echo "release.sh: $module/target/bom.json is missing (cyclonedx-maven-plugin runs only when Maven is online)" >&2
+    exit 1
+  }
+  cp "$root/$module/target/bom.json" "$layout/$base-cyclonedx.json"
+  (cd "$unpacked" && jar xf "$layout/$base.jar" META-INF/THIRD-PARTY-NOTICES.txt META-INF/txn-rocksdb-native.cdx.json)
+  [[ -f $unpacked/META-INF/THIRD-PARTY-NOTICES.txt && -f $unpacked/META-INF/txn-rocksdb-native.cdx.json ]] || {
+    echo "release.sh: $base.jar lacks META-INF/THIRD-PARTY-NOTICES.txt or META-INF/txn-rocksdb-native.cdx.json" >&2
+    exit 1
+  }
+  cp "$unpacked/META-INF/THIRD-PARTY-NOTICES.txt" "$layout/$base-third-party-notices.txt"
+  cp "$unpacked/META-INF/txn-rocksdb-native.cdx.json" "$layout/$base-cyclonedx-native.json"
+  grep -q -- '-SNAPSHOT' "$layout/$base.pom" && { echo "release.sh: $base.pom names a -SNAPSHOT version" >&2; exit 1; }
+  layouts+=("$layout")
+}
+bundle_component txn-rocksdb-streams java
+bundle_component txn-rocksdb-tool tool
 
 # The key lives only in a GnuPG home of this run (mode 700, removed on exit); the passphrase reaches
 # gpg on a pipe, never on its command line.
@@ -215,16 +280,21 @@ sign() {
   printf '%s' "${TXN_RELEASE_GPG_PASSPHRASE:-}" | gpg --batch --quiet --yes --pinentry-mode loopback --passphrase-fd 0 \
     --local-user "$key" --armor --detach-sign --output "$1.asc" "$1"
 }
-for f in "$layout"/*; do
+files=()
+for layout in "${layouts[@]}"; do files+=("$layout"/*); done
+for f in "${files[@]}"; do
   sign "$f" || { echo "release.sh: gpg could not sign $(basename "$f") with the key in TXN_RELEASE_GPG_KEY (wrong TXN_RELEASE_GPG_PASSPHRASE?)" >&2; exit 1; }
   md5sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.md5"
   sha1sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha1"
   sha256sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha256"
   sha512sum "$f" | cut -d' ' -f1 | tr -d '\n' >"$f.sha512"
 done
-zip_file="$root/dist/$base-bundle.zip"
-rm -f "$zip_file"
+zip_file="$root/dist/txn-rocksdb-$version-bundle.zip"
+rm -f "$root/dist/"txn-rocksdb-*-bundle.zip
 (cd "$bundle_dir" && find dev -type f | LC_ALL=C sort | zip -q -X -@ "$zip_file")
-cp "$layout/$base.pom" "$layout/$base-cyclonedx.json" "$layout/$base-cyclonedx-native.json" \
-  "$layout/$base-third-party-notices.txt" "$root/dist/"
-echo "release.sh: dist/$base-bundle.zip ($(find "$layout" -type f | wc -l) files, signed by $key), for Central's publisher portal"
+for layout in "${layouts[@]}"; do
+  base="$(basename "$(dirname "$layout")")-$version"
+  cp "$layout/$base.pom" "$layout/$base-cyclonedx.json" "$layout/$base-cyclonedx-native.json" \
+    "$layout/$base-third-party-notices.txt" "$root/dist/"
+done
+echo "release.sh: dist/txn-rocksdb-$version-bundle.zip ($(find "$bundle_dir" -type f | wc -l) files: txn-rocksdb-streams and txn-rocksdb-tool, signed by $key), for Central's publisher portal"

@@ -80,7 +80,7 @@ set_version() {
     sed -i "s/${old//./\\.}/$new/g" "$root/$readme"
   done
   if [[ $new != *-SNAPSHOT ]]; then
-    sed -i -E "s/(dev\.txnrocksdb:txn-rocksdb-streams:)[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?/\1$new/g" "$root/README.md"
+    sed -i -E "s/(dev\.txnrocksdb:txn-rocksdb-(streams|tool):)[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?/\1$new/g" "$root/README.md"
     NEW="$new" perl -0pi -e 's{(<artifactId>txn-rocksdb-streams</artifactId>\s*<version>)[^<]+}{$1$ENV{NEW}}g' "$root/README.md"
   fi
   check
