@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -35,7 +39,11 @@ import org.junit.jupiter.api.TestMethodOrder;
  * JVM on its resolved class path against the fixture's broker: the counts are exact, the store is
  * ours (loading the native library out of the released jar), a {@code kill -9} and a restart on the
  * same state directory restore no record (Kafka's own store would restore its whole changelog after
- * a crash under exactly-once), and the counts go on exactly.
+ * a crash under exactly-once), and the counts go on exactly. Each build also resolves the release's
+ * operators' tool, {@code dev.txnrocksdb:txn-rocksdb-tool} (a runnable jar; Maven with
+ * {@code dependency:copy}, Gradle as a configuration of its own, which must resolve to the tool's jar
+ * alone), from the same repositories, and once the application stopped, {@code java -jar <tool>
+ * --json inspect <state dir>} must find its store on every partition, as the application left it.
  *
  * <p>The repository is {@code -Dtxn.release.repository=<dir>} (default {@code <root>/dist/repository}),
  * the version {@code -Dtxn.release.version} (default: the release this tree builds, the project's
@@ -51,6 +59,8 @@ class ReleaseConsumersTest {
     static final String VERSION = System.getProperty(
             "txn.release.version", System.getProperty("it.project.version", "").replace("-SNAPSHOT", ""));
     static final String JAR = "txn-rocksdb-streams-" + VERSION + ".jar";
+    static final String TOOL_PATH = "dev/txnrocksdb/txn-rocksdb-tool";
+    static final String TOOL_JAR = "txn-rocksdb-tool-" + VERSION + ".jar";
     static final String MAIN = "dev.txnrocksdb.consumer.CountPerKey";
     static final String STORE = "counts";
     static final int PARTITIONS = 2;
@@ -59,6 +69,7 @@ class ReleaseConsumersTest {
 
     static Path repository;
     static Path releasedJar;
+    static Path releasedTool;
     static BrokerFixture kafka;
     /** A copy of {@code tests/consumers}, so the builds write nothing into the checkout. */
     static Path consumers;
@@ -74,6 +85,11 @@ class ReleaseConsumersTest {
             fail("no release repository at " + repository + " (" + GROUP_PATH + "/" + VERSION + "/" + JAR
                     + " and its .pom missing): build it with scripts/check-release.sh, or name one with"
                     + " -Dtxn.release.repository=<dir>");
+        }
+        releasedTool = repository.resolve(TOOL_PATH).resolve(VERSION).resolve(TOOL_JAR);
+        if (!Files.isRegularFile(releasedTool)) {
+            fail("the release repository " + repository + " has no operators' tool (" + TOOL_PATH + "/" + VERSION + "/"
+                    + TOOL_JAR + "): build it with scripts/check-release.sh");
         }
         BrokerFixture.say("release repository " + repository + ", " + JAR + " " + Files.size(releasedJar) + " bytes");
         kafka = BrokerFixture.start("release-consumers");
@@ -121,7 +137,17 @@ class ReleaseConsumersTest {
                 JAR + " was not downloaded from the release repository (id txn-rocksdb-release):\n" + origin);
         assertEquals(-1L, Files.mismatch(ours, releasedJar), ours + " differs from " + releasedJar);
 
-        killAndRestart("maven", classpath);
+        // the tool, by dependency:copy from the same repositories into the same fresh local repository
+        Path tool = project.resolve("target").resolve("tool").resolve(TOOL_JAR);
+        assertTrue(Files.isRegularFile(tool), "dependency:copy wrote no " + tool);
+        Path toolInRepo = localRepo.resolve(TOOL_PATH).resolve(VERSION).resolve(TOOL_JAR);
+        String toolOrigin = Files.readString(toolInRepo.resolveSibling("_remote.repositories"), StandardCharsets.UTF_8);
+        assertTrue(
+                toolOrigin.contains(TOOL_JAR + ">txn-rocksdb-release="),
+                TOOL_JAR + " was not downloaded from the release repository (id txn-rocksdb-release):\n" + toolOrigin);
+        assertEquals(-1L, Files.mismatch(tool, releasedTool), tool + " differs from " + releasedTool);
+
+        killAndRestart("maven", classpath, tool);
     }
 
     @Test
@@ -138,7 +164,8 @@ class ReleaseConsumersTest {
                 project.toString(),
                 "-PreleaseRepository=" + repository.toUri(),
                 "-PtxnRocksdbVersion=" + VERSION,
-                "writeClasspath");
+                "writeClasspath",
+                "writeToolPath");
         long ms = ExampleProcess.build(cmd, log, 10);
         List<Path> classpath = split(Files.readString(project.resolve("build").resolve("classpath.txt")));
         Path ours = ours(classpath);
@@ -152,7 +179,16 @@ class ReleaseConsumersTest {
                 JAR + " not from " + repository + ": " + ours);
         assertEquals(-1L, Files.mismatch(ours, releasedJar), ours + " differs from " + releasedJar);
 
-        killAndRestart("gradle", classpath);
+        // the tool's configuration, resolved transitively: its jar and nothing else (what it runs on is
+        // inside it), read in place from the release repository
+        List<Path> toolFiles = split(Files.readString(project.resolve("build").resolve("tool.txt")));
+        assertEquals(1, toolFiles.size(), "the tool's configuration must resolve to its jar alone: " + toolFiles);
+        Path tool = toolFiles.get(0).toAbsolutePath().normalize();
+        assertEquals(TOOL_JAR, tool.getFileName().toString(), "the tool's configuration: " + toolFiles);
+        assertTrue(tool.startsWith(repository), TOOL_JAR + " not from " + repository + ": " + tool);
+        assertEquals(-1L, Files.mismatch(tool, releasedTool), tool + " differs from " + releasedTool);
+
+        killAndRestart("gradle", classpath, tool);
     }
 
     /** The class path's one txn-rocksdb jar, which must be the released version's; no other artifact of ours. */
@@ -168,9 +204,10 @@ class ReleaseConsumersTest {
     /**
      * Runs the built application: counts exact and committed, our store in the state directory, the
      * native library extracted from the released jar; {@code kill -9}; a restart on the same state
-     * directory that restores no record; more input counted on exactly.
+     * directory that restores no record; more input counted on exactly; once it stopped, the released
+     * tool inspects its state directory.
      */
-    void killAndRestart(String name, List<Path> classpath) throws Exception {
+    void killAndRestart(String name, List<Path> classpath, Path tool) throws Exception {
         String appId = "release-" + name;
         String input = appId + "-in";
         String output = appId + "-out";
@@ -223,6 +260,95 @@ class ReleaseConsumersTest {
         }
         second.destroy(); // SIGTERM: the app's shutdown hook closes KafkaStreams
         assertFalse(second.process.isAlive(), name + "-2 did not stop");
+
+        inspectWithTool(name, tool, appId, stateDir, expected.size());
+    }
+
+    /**
+     * The released tool as an operator runs it, {@code java -jar <tool> --json inspect <state dir>}, on
+     * the stopped application's state directory (the native library from the tool's own jar): exit 0,
+     * the application's store on both partitions, each our key-value store with the changelog offset
+     * it committed and nothing pending, and together exactly the keys the application counted; no
+     * store of Kafka's own.
+     */
+    void inspectWithTool(String name, Path tool, String appId, Path stateDir, int keys) throws Exception {
+        Path tmp = Files.createDirectories(kafka.tmp.resolve(name + "-tool-tmp"));
+        Path out = kafka.tmp.resolve(name + "-tool-inspect.json");
+        Path err = kafka.tmp.resolve(name + "-tool-inspect.err");
+        List<String> cmd = List.of(
+                "env",
+                "-u",
+                "TXN_ROCKSDB_NATIVE_DIR",
+                "-u",
+                "CLASSPATH",
+                ExampleProcess.java(),
+                "-Xmx256m",
+                "-Djava.io.tmpdir=" + tmp,
+                "-jar",
+                tool.toString(),
+                "--json",
+                "inspect",
+                stateDir.toString());
+        long t = System.nanoTime();
+        Process p = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
+                .start();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("the tool took more than 2 minutes: " + cmd);
+        }
+        String json = Files.readString(out, StandardCharsets.UTF_8);
+        String stderr = Files.readString(err, StandardCharsets.UTF_8);
+        String run = String.join(" ", cmd) + "\n--- stdout\n" + json + "\n--- stderr\n" + stderr;
+        assertEquals(0, p.exitValue(), "the tool's exit status: " + run);
+
+        JsonNode report = new ObjectMapper().readTree(json);
+        Map<String, JsonNode> stores = new TreeMap<>();
+        report.path("stores")
+                .forEach(s -> stores.put(
+                        s.path("application").asText() + "/"
+                                + s.path("task").asText() + "/"
+                                + s.path("store").asText(),
+                        s));
+        TreeSet<String> expected = new TreeSet<>();
+        for (int i = 0; i < PARTITIONS; i++) expected.add(appId + "/0_" + i + "/" + STORE);
+        assertEquals(expected, stores.keySet(), "the stores the tool found: " + run);
+        long counted = 0;
+        for (Map.Entry<String, JsonNode> e : stores.entrySet()) {
+            JsonNode s = e.getValue();
+            assertEquals("inspected", s.path("status").asText(), e.getKey() + ": " + s);
+            assertEquals("key-value", s.path("kind").asText(), e.getKey() + ": " + s);
+            assertFalse(s.path("damage").asBoolean(), e.getKey() + ": " + s);
+            assertFalse(
+                    s.path("commitPending").asBoolean()
+                            || s.path("uncommittedPending").asBoolean(),
+                    e.getKey() + ": " + s);
+            int partition = Integer.parseInt(s.path("task").asText().split("_")[1]);
+            JsonNode offsets = s.path("offsets");
+            assertEquals(1, offsets.size(), e.getKey() + ": " + s);
+            assertEquals(
+                    appId + "-" + STORE + "-changelog",
+                    offsets.get(0).path("topic").asText(),
+                    e.getKey() + ": " + s);
+            assertEquals(partition, offsets.get(0).path("partition").asInt(), e.getKey() + ": " + s);
+            assertTrue(offsets.get(0).path("known").asBoolean(), e.getKey() + ": " + s);
+            assertTrue(offsets.get(0).path("offset").asLong() > 0, e.getKey() + ": " + s);
+            counted += s.path("approximateKeys").asLong();
+        }
+        // the stores hold one count per key, committed: the tool counts their entries (exactly, up to
+        // a million)
+        assertEquals(keys, counted, "keys in the stores, by the tool: " + run);
+        assertEquals(0, report.path("kafkaStores").size(), "Kafka's own stores: " + run);
+        // the native library came out of the tool's jar (TXN_ROCKSDB_NATIVE_DIR unset)
+        try (Stream<Path> files = Files.walk(tmp)) {
+            List<String> libraries = files.map(f -> f.getFileName().toString())
+                    .filter(f -> f.startsWith("libtxn_rocksdb_jni-") && f.endsWith(".so"))
+                    .toList();
+            assertEquals(1, libraries.size(), "the native library extracted from the tool's jar into " + tmp);
+        }
+        BrokerFixture.say(name + ": the released tool (" + tool.getFileName() + ") inspected the stopped app's "
+                + stores.size() + " stores, " + counted + " keys, in " + BrokerFixture.ms(t) + " ms");
     }
 
     ExampleProcess app(String name, List<Path> classpath, String appId, String input, String output, Path stateDir)
