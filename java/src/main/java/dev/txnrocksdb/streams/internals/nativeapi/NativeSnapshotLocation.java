@@ -2,8 +2,6 @@ package dev.txnrocksdb.streams.internals.nativeapi;
 
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
 import org.apache.kafka.streams.errors.ProcessorStateException;
 
@@ -21,19 +19,12 @@ import org.apache.kafka.streams.errors.ProcessorStateException;
  * {@link ProcessorStateException} when the location or the local disk fails (its message starts
  * with "snapshot location &lt;uri&gt;" or names the local path).
  */
-public final class NativeSnapshotLocation implements AutoCloseable {
-    static {
-        NativeLibrary.load();
-    }
-
+public final class NativeSnapshotLocation extends NativeHandle {
     private final String uri;
-    private final long handle;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private final AtomicBoolean open = new AtomicBoolean(true);
 
     private NativeSnapshotLocation(String uri, long handle) {
+        super(handle);
         this.uri = uri;
-        this.handle = handle;
     }
 
     /**
@@ -82,7 +73,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      */
     public SnapshotCalls.Restored restoreNewest(SnapshotCalls.RestoreRequest request, SnapshotDownloadWatch watch) {
         Objects.requireNonNull(request, "request cannot be null");
-        acquire();
+        long handle = acquire();
         try {
             long watchHandle = watch.acquire();
             try {
@@ -118,7 +109,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      * @throws ProcessorStateException if the location or the disk fails, or it was cancelled
      */
     public SnapshotCalls.Taken upload(PreparedSnapshot prepared, String storeId) {
-        acquire();
+        long handle = acquire();
         try {
             long preparedHandle = prepared.acquire();
             try {
@@ -139,7 +130,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      * @return what it deleted
      */
     public SnapshotCalls.Retained retain(PreparedSnapshot prepared, String storeId, int keep) {
-        acquire();
+        long handle = acquire();
         try {
             long preparedHandle = prepared.acquire();
             try {
@@ -161,7 +152,7 @@ public final class NativeSnapshotLocation implements AutoCloseable {
      */
     public SnapshotCalls.Listed list(SnapshotCalls.ListRequest request) {
         Objects.requireNonNull(request, "request cannot be null");
-        acquire();
+        long handle = acquire();
         try {
             return SnapshotCalls.Listed.decode(list0(handle, request.encode()));
         } finally {
@@ -169,29 +160,14 @@ public final class NativeSnapshotLocation implements AutoCloseable {
         }
     }
 
-    /** Frees the location once running calls end. Idempotent. */
     @Override
-    public void close() {
-        lock.writeLock().lock();
-        try {
-            if (open.compareAndSet(true, false)) {
-                close(handle);
-            }
-        } finally {
-            lock.writeLock().unlock();
-        }
+    void dispose(long handle) {
+        close(handle);
     }
 
-    private void acquire() {
-        lock.readLock().lock();
-        if (!open.get()) {
-            lock.readLock().unlock();
-            throw new InvalidStateStoreException("Snapshot location " + uri + " is closed");
-        }
-    }
-
-    private void release() {
-        lock.readLock().unlock();
+    @Override
+    String closedMessage() {
+        return "Snapshot location " + uri + " is closed";
     }
 
     private static native long open0(byte[] options);

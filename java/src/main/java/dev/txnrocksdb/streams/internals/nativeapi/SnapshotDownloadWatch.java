@@ -1,27 +1,16 @@
 package dev.txnrocksdb.streams.internals.nativeapi;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
-import org.apache.kafka.streams.errors.InvalidStateStoreException;
-
 /**
  * How far a restore's download has come ({@link NativeSnapshotLocation#restoreNewest(
  * SnapshotCalls.RestoreRequest, SnapshotDownloadWatch)}), read from any thread while it runs: a
  * store's metrics read it while its stream thread waits for the download. {@link #close()} waits for
  * a running read, then frees it; read after that, it answers the last figures it read.
  */
-public final class SnapshotDownloadWatch implements AutoCloseable {
-    static {
-        NativeLibrary.load();
-    }
-
-    private final long handle;
-    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-    private final AtomicBoolean open = new AtomicBoolean(true);
+public final class SnapshotDownloadWatch extends NativeHandle {
     private volatile SnapshotCalls.Downloading last = SnapshotCalls.Downloading.NONE;
 
     private SnapshotDownloadWatch(long handle) {
-        this.handle = handle;
+        super(handle);
     }
 
     /** A new watch, for one restore, whose download logs its progress every 10 s. */
@@ -41,42 +30,26 @@ public final class SnapshotDownloadWatch implements AutoCloseable {
 
     /** The figures now (after {@link #close()}: the last ones read before it). */
     public SnapshotCalls.Downloading figures() {
-        lock.readLock().lock();
-        try {
-            if (open.get()) {
-                last = SnapshotCalls.Downloading.decode(NativeSnapshotLocation.watchFigures(handle));
-            }
-            return last;
-        } finally {
-            lock.readLock().unlock();
-        }
+        ifOpen(this::read);
+        return last;
     }
 
-    /** Frees the watch once running calls returned, keeping its last figures. Idempotent. */
+    private void read(long handle) {
+        last = SnapshotCalls.Downloading.decode(NativeSnapshotLocation.watchFigures(handle));
+    }
+
     @Override
-    public void close() {
-        lock.writeLock().lock();
-        try {
-            if (open.get()) {
-                last = SnapshotCalls.Downloading.decode(NativeSnapshotLocation.watchFigures(handle));
-                open.set(false);
-                NativeSnapshotLocation.freeWatch(handle);
-            }
-        } finally {
-            lock.writeLock().unlock();
-        }
+    void beforeFree(long handle) {
+        read(handle);
     }
 
-    long acquire() {
-        lock.readLock().lock();
-        if (!open.get()) {
-            lock.readLock().unlock();
-            throw new InvalidStateStoreException("The snapshot download watch is closed");
-        }
-        return handle;
+    @Override
+    void dispose(long handle) {
+        NativeSnapshotLocation.freeWatch(handle);
     }
 
-    void release() {
-        lock.readLock().unlock();
+    @Override
+    String closedMessage() {
+        return "The snapshot download watch is closed";
     }
 }
