@@ -120,10 +120,29 @@ class ToolSnapshotsTest {
                                 + offset.path("partition").asInt() + " " + parts[1],
                         offset.path("offset").asLong());
             }
+            Path exampleDir = kafka.tmp.resolve("host-example").resolve("store");
+            ToolTest.Run fetchText = run(
+                    tool,
+                    toolOptions,
+                    "snapshots",
+                    "fetch",
+                    location,
+                    stores.keySet().iterator().next(),
+                    exampleDir.toString());
+            assertEquals(0, fetchText.exit(), fetchText.toString());
+            Files.writeString(examples.resolve("snapshots-fetch-" + locationKind + ".txt"), fetchText.out());
             AppProcess second = AppProcess.start(
                     appId + "#1", kafka, appId, secondHost.toString(), true, EosCrashApp.INPUT_ARG + "=" + inputTopic);
             try {
                 second.awaitLine(l -> l.equals("RUNNING"), Duration.ofSeconds(120));
+                // fetch is refused while an application runs on the application directory, and writes nothing
+                String anyStore = stores.keySet().iterator().next();
+                Path busy = secondHost.resolve(appId).resolve("0_99").resolve("extra");
+                ToolTest.Run refusedWhileRunning =
+                        run(tool, toolOptions, "snapshots", "fetch", location, anyStore, busy.toString());
+                assertEquals(3, refusedWhileRunning.exit(), refusedWhileRunning.toString());
+                assertTrue(refusedWhileRunning.err().contains("in use"), refusedWhileRunning.toString());
+                assertFalse(Files.exists(busy.getParent()), "nothing written: " + refusedWhileRunning);
                 List<String> starts = second.linesFrom(0).stream()
                         .filter(l -> l.startsWith("RESTORE-START "))
                         .toList();
