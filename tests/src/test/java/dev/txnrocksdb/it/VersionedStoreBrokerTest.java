@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.txnrocksdb.streams.TxnStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -88,6 +90,8 @@ class VersionedStoreBrokerTest {
     private static final List<String> STREAM_KEYS = List.of("k0", "k1", "k2", "k3", "k4", "k5", "k6");
 
     /** A table update ({@code value} null: a tombstone) or a stream record, at event time {@code ts}. */
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private record Rec(String key, String value, long ts) {}
 
     /** A version of a key: valid from {@code from} (inclusive) to {@code to} (exclusive; null: the latest). */
@@ -169,6 +173,7 @@ class VersionedStoreBrokerTest {
             } finally {
                 closeLeavingGroup(streams);
             }
+            toolReadsTheStores(kafka.tmp.resolve(APP + "-state"), updates);
 
             // the state directory is lost: the store is rebuilt from its changelog topic on the broker
             streams.cleanUp();
@@ -347,6 +352,46 @@ class VersionedStoreBrokerTest {
     private static final long PARTIAL_TO = T + 200_000;
 
     /** query description -> rendered answer, for every query {@link #queried} makes. */
+    /**
+     * The operators' tool ({@link ToolTest}) on the state directory the application left: {@code
+     * inspect} names each partition's store a versioned store, and {@code dump} gives each key's
+     * latest value with its valid-from, exactly the table's latest versions (a key whose latest
+     * version is a tombstone has none).
+     */
+    private static void toolReadsTheStores(Path state, List<Rec> updates) throws Exception {
+        String jar = System.getProperty("it.tool.jar");
+        assertTrue(jar != null, "it.tool.jar: the tool's jar (tests/pom.xml sets it)");
+        Path tool = Path.of(jar);
+        ToolTest.Run inspect = ToolTest.run(tool, List.of("--json", "inspect", state.toString()));
+        assertEquals(0, inspect.exit(), inspect.toString());
+        Map<String, String> dumped = new TreeMap<>();
+        int stores = 0;
+        for (JsonNode s : JSON.readTree(inspect.out()).path("stores")) {
+            if (!s.path("store").asText().equals(STORE)) continue;
+            stores++;
+            assertEquals("versioned", s.path("kind").asText(), s.toString());
+            ToolTest.Run dump =
+                    ToolTest.run(tool, List.of("--json", "dump", s.path("path").asText(), "--limit", "100000"));
+            assertEquals(0, dump.exit(), dump.toString());
+            for (JsonNode e : JSON.readTree(dump.out()).path("entries")) {
+                dumped.put(
+                        e.path("key").path("utf8").asText(),
+                        e.path("value").path("utf8").asText() + "@"
+                                + e.path("validFrom").asLong());
+            }
+        }
+        assertEquals(PARTITIONS, stores, "a versioned store per partition: " + inspect);
+        Map<String, String> latest = new TreeMap<>();
+        for (String key : new TreeSet<>(updates.stream().map(Rec::key).toList())) {
+            List<Version> versions = versions(updates, key);
+            Version last = versions.isEmpty() ? null : versions.get(versions.size() - 1);
+            if (last != null && last.to() == null) latest.put(key, last.value() + "@" + last.from());
+        }
+        assertEquals(latest, dumped, "the tool's dump: each key's latest version");
+        BrokerFixture.say("versioned: the tool found " + stores + " versioned stores and dumped the " + latest.size()
+                + " latest versions");
+    }
+
     private static Map<String, String> expectedQueries(List<Rec> updates) {
         Map<String, String> out = new TreeMap<>();
         for (String key : STREAM_KEYS) {
